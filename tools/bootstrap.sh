@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, the Debian packages this repository builds and tests
+# with, and only those that are missing. Idempotent; quiet and fast when all are
+# present. Run it before the first build:
+#
+#   tools/bootstrap.sh && bazel test //...
+#
+# Exit status: 0 when everything is present afterwards, 1 when it cannot install
+# (not root and no password-less sudo, no apt-get, apt failed).
+set -euo pipefail
+
+# What each package is for:
+#   bazel-bootstrap                Bazel 4 (the build)
+#   bazel-rules-java, bazel-platforms, bazel-skylib
+#                                  local rule repositories the WORKSPACE points at
+#   g++, pkg-config                compilers; pkg-config for the out-of-tree plugin SDK
+#   libtorch-dev                   libtorch 1.13 (tensors, TorchScript, dispatch)
+#   libabsl-dev                    Abseil (flags, status, strings, hash containers)
+#   libgtest-dev, libgmock-dev     GoogleTest / GoogleMock
+#   libbenchmark-dev               Google Benchmark
+#   nlohmann-json3-dev             JSON (fxrun --emit=json)
+#   python3-torch, python3-torchvision
+#                                  fixture generators (TorchScript models at build time)
+PACKAGES=(
+  bazel-bootstrap
+  bazel-rules-java
+  bazel-platforms
+  bazel-skylib
+  g++
+  pkg-config
+  libtorch-dev
+  libabsl-dev
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+  nlohmann-json3-dev
+  python3-torch
+  python3-torchvision
+)
+
+say() { printf 'bootstrap: %s\n' "$*"; }
+die() { printf 'bootstrap: error: %s\n' "$*" >&2; exit 1; }
+
+command -v dpkg-query >/dev/null 2>&1 ||
+  die "dpkg-query not found: this script installs Debian packages and needs a Debian-based system"
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$pkg")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  say "all ${#PACKAGES[@]} packages present"
+else
+  say "missing: ${missing[*]}"
+  command -v apt-get >/dev/null 2>&1 ||
+    die "apt-get not found; install these packages by other means: ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then
+    sudo=()
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo=(sudo -n)
+  else
+    die "installing packages needs root; run as root, or: sudo apt-get install ${missing[*]}"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  say "apt-get update"
+  "${sudo[@]}" apt-get update -qq || die "apt-get update failed (is the Debian archive reachable?)"
+  say "apt-get install ${missing[*]}"
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    die "apt-get install failed for: ${missing[*]}"
+  say "installed ${#missing[@]} package(s)"
+fi
+
+# The fixture generators run Debian's interpreter, which must see torch.
+/usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null ||
+  die "/usr/bin/python3 cannot import torch and torchvision (packages python3-torch, python3-torchvision)"
