@@ -1,0 +1,630 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "core/printer.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/naming.h"
+
+namespace fx {
+namespace {
+
+// The two ways torch.fx turns a leaf value into text: str() in the graph
+// printer, repr() in tables and code. They differ for strings and devices.
+enum class Spelling { kStr, kRepr };
+
+void append_leaf(std::string& out, const Argument& arg, Spelling spelling) {
+  switch (arg.kind()) {
+    case Argument::Kind::kNone:
+      out += "None";
+      return;
+    case Argument::Kind::kBool:
+      out += arg.to_bool() ? "True" : "False";
+      return;
+    case Argument::Kind::kInt:
+      absl::StrAppend(&out, arg.to_int());
+      return;
+    case Argument::Kind::kDouble:
+      out += python_float_repr(arg.to_double());
+      return;
+    case Argument::Kind::kString:
+      out += spelling == Spelling::kStr ? arg.to_string() : python_string_repr(arg.to_string());
+      return;
+    case Argument::Kind::kNode:
+      out += arg.to_node()->name();
+      return;
+    case Argument::Kind::kDtype:
+      out += python_dtype_name(arg.to_dtype());
+      return;
+    case Argument::Kind::kDevice: {
+      const c10::Device d = arg.to_device();
+      if (spelling == Spelling::kStr) {
+        out += d.str();
+      } else {
+        absl::StrAppend(&out, "device(type='", c10::DeviceTypeName(d.type(), true), "'");
+        if (d.has_index()) absl::StrAppend(&out, ", index=", static_cast<int>(d.index()));
+        out += ")";
+      }
+      return;
+    }
+    case Argument::Kind::kLayout:
+      out += python_layout_name(arg.to_layout());
+      return;
+    case Argument::Kind::kMemoryFormat:
+      out += python_memory_format_name(arg.to_memory_format());
+      return;
+    default:
+      return;  // containers are handled by the callers
+  }
+}
+
+// Python's repr of containers; nodes print as their name.
+void append_repr(std::string& out, const Argument& arg) {
+  switch (arg.kind()) {
+    case Argument::Kind::kList:
+    case Argument::Kind::kTuple: {
+      const bool is_list = arg.is_list();
+      const auto& items = arg.elements();
+      out += is_list ? '[' : '(';
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) out += ", ";
+        append_repr(out, items[i]);
+      }
+      if (!is_list && items.size() == 1) out += ',';
+      out += is_list ? ']' : ')';
+      return;
+    }
+    case Argument::Kind::kDict: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, value] : arg.dict_items()) {
+        if (!first) out += ", ";
+        first = false;
+        absl::StrAppend(&out, python_string_repr(key), ": ");
+        append_repr(out, value);
+      }
+      out += '}';
+      return;
+    }
+    default:
+      append_leaf(out, arg, Spelling::kRepr);
+  }
+}
+
+// torch.fx's `_format_arg`: `%name` for nodes, str() for leaves.
+void append_fx_format(std::string& out, const Argument& arg) {
+  switch (arg.kind()) {
+    case Argument::Kind::kNode:
+      absl::StrAppend(&out, "%", arg.to_node()->name());
+      return;
+    case Argument::Kind::kList:
+    case Argument::Kind::kTuple: {
+      const bool is_list = arg.is_list();
+      const auto& items = arg.elements();
+      out += is_list ? '[' : '(';
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) out += ", ";
+        append_fx_format(out, items[i]);
+      }
+      if (!is_list && items.size() == 1) out += ',';
+      out += is_list ? ']' : ')';
+      return;
+    }
+    case Argument::Kind::kDict: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, value] : arg.dict_items()) {
+        if (!first) out += ", ";
+        first = false;
+        absl::StrAppend(&out, key, ": ");
+        append_fx_format(out, value);
+      }
+      out += '}';
+      return;
+    }
+    default:
+      append_leaf(out, arg, Spelling::kStr);
+  }
+}
+
+void append_fx_format(std::string& out, const Arguments& args) {
+  out += '(';
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i > 0) out += ", ";
+    append_fx_format(out, args[i]);
+  }
+  if (args.size() == 1) out += ',';
+  out += ')';
+}
+
+void append_fx_format(std::string& out, const Kwargs& kwargs) {
+  out += '{';
+  for (size_t i = 0; i < kwargs.size(); ++i) {
+    if (i > 0) out += ", ";
+    absl::StrAppend(&out, kwargs[i].first, ": ");
+    append_fx_format(out, kwargs[i].second);
+  }
+  out += '}';
+}
+
+// `ns::name.overload` parts, or false for other names.
+bool split_operator_name(absl::string_view target, absl::string_view* ns, absl::string_view* name,
+                         absl::string_view* overload) {
+  size_t sep = target.find("::");
+  if (sep == absl::string_view::npos) return false;
+  *ns = target.substr(0, sep);
+  absl::string_view rest = target.substr(sep + 2);
+  size_t dot = rest.find('.');
+  *name = rest.substr(0, dot);
+  *overload = dot == absl::string_view::npos ? absl::string_view("default") : rest.substr(dot + 1);
+  if (overload->empty()) *overload = "default";
+  return true;
+}
+
+// torch.fx's `_format_target`: `self.layer1` + `0.conv1` -> `getattr(self.layer1, "0").conv1`.
+std::string format_attribute_path(std::string base, absl::string_view path) {
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t dot = path.find('.', start);
+    absl::string_view atom = path.substr(start, dot == absl::string_view::npos ? dot : dot - start);
+    if (is_python_identifier(atom)) {
+      absl::StrAppend(&base, ".", atom);
+    } else {
+      base = absl::StrCat("getattr(", base, ", \"", atom, "\")");
+    }
+    if (dot == absl::string_view::npos) break;
+    start = dot + 1;
+  }
+  return base;
+}
+
+struct InfixForm {
+  absl::string_view name;
+  absl::string_view before, middle, after;  // for binary ops; unary uses before+after
+  int arity;
+};
+
+// torch.fx's `magic_methods`: `operator.<name>` printed as Python syntax.
+constexpr InfixForm kInfixForms[] = {
+    {"eq", "", " == ", "", 2},   {"ne", "", " != ", "", 2},    {"lt", "", " < ", "", 2},
+    {"gt", "", " > ", "", 2},    {"le", "", " <= ", "", 2},    {"ge", "", " >= ", "", 2},
+    {"pos", "+", "", "", 1},     {"neg", "-", "", "", 1},      {"invert", "~", "", "", 1},
+    {"add", "", " + ", "", 2},   {"sub", "", " - ", "", 2},    {"mul", "", " * ", "", 2},
+    {"floordiv", "", " // ", "", 2}, {"truediv", "", " / ", "", 2}, {"div", "", " / ", "", 2},
+    {"mod", "", " % ", "", 2},   {"pow", "", " ** ", "", 2},   {"lshift", "", " << ", "", 2},
+    {"rshift", "", " >> ", "", 2}, {"and_", "", " & ", "", 2}, {"or_", "", " | ", "", 2},
+    {"xor", "", " ^ ", "", 2},   {"getitem", "", "[", "]", 2}, {"matmul", "", " @ ", "", 2},
+};
+
+// torch.fx's `inplace_methods`: `operator.i<name>(a, b)` printed as `a += b`.
+constexpr std::pair<absl::string_view, absl::string_view> kInplaceForms[] = {
+    {"iadd", " += "},  {"iand", " &= "}, {"ifloordiv", " //= "}, {"ilshift", " <<= "},
+    {"imod", " %= "},  {"imul", " *= "}, {"imatmul", " @= "},    {"ior", " |= "},
+    {"ipow", " **= "}, {"irshift", " >>= "}, {"isub", " -= "},   {"itruediv", " /= "},
+    {"ixor", " ^= "},
+};
+
+// The right-hand side (or whole statement) of a call_function in code. Returns
+// false when the node should be printed as a plain call.
+bool format_operator_statement(const Node& node, absl::string_view lhs, std::string& out) {
+  constexpr absl::string_view kOperator = "operator.";
+  absl::string_view target = node.target();
+  if (target.substr(0, kOperator.size()) != kOperator || !node.kwargs().empty()) return false;
+  absl::string_view fn = target.substr(kOperator.size());
+  const Arguments& args = node.args();
+  for (const InfixForm& form : kInfixForms) {
+    if (form.name != fn || static_cast<int>(args.size()) != form.arity) continue;
+    absl::StrAppend(&out, lhs, " = ", form.before);
+    append_repr(out, args[0]);
+    if (form.arity == 2) {
+      absl::StrAppend(&out, form.middle);
+      append_repr(out, args[1]);
+    }
+    absl::StrAppend(&out, form.after);
+    return true;
+  }
+  for (const auto& [name, op] : kInplaceForms) {
+    if (name != fn || args.size() != 2) continue;
+    std::string a = python_repr(args[0]);
+    absl::StrAppend(&out, a, op, python_repr(args[1]), ";  ", lhs, " = ", a);
+    return true;
+  }
+  if (fn == "setitem" && args.size() == 3) {
+    absl::StrAppend(&out, python_repr(args[0]), "[", python_repr(args[1]),
+                    "] = ", python_repr(args[2]), ";  ", lhs, " = None");
+    return true;
+  }
+  return false;
+}
+
+void append_call_args(std::string& out, const Arguments& args, size_t first, const Kwargs& kwargs) {
+  bool any = false;
+  for (size_t i = first; i < args.size(); ++i) {
+    if (any) out += ", ";
+    append_repr(out, args[i]);
+    any = true;
+  }
+  for (const auto& [key, value] : kwargs) {
+    if (any) out += ", ";
+    absl::StrAppend(&out, key, " = ");
+    append_repr(out, value);
+    any = true;
+  }
+}
+
+// Python's str(): like repr() except for a top-level string or device.
+std::string python_str(const Argument& arg) {
+  std::string out;
+  if (arg.is_string() || arg.is_device()) {
+    append_leaf(out, arg, Spelling::kStr);
+  } else {
+    append_repr(out, arg);
+  }
+  return out;
+}
+
+
+}  // namespace
+
+std::string python_float_repr(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto result = std::to_chars(buf, buf + sizeof(buf), value, std::chars_format::scientific);
+  absl::string_view sci(buf, result.ptr - buf);  // shortest round trip, e.g. "-1.5e+16"
+  std::string out;
+  if (sci[0] == '-') {
+    out += '-';
+    sci.remove_prefix(1);
+  }
+  size_t e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e)) {
+    if (c != '.') digits += c;
+  }
+  const int exponent = std::atoi(std::string(sci.substr(e + 1)).c_str());
+  const int point = exponent + 1;  // digits before the decimal point
+  const int ndigits = static_cast<int>(digits.size());
+  if (point < -3 || point > 16) {
+    // Python's repr switches to exponent notation outside 1e-4 <= |x| < 1e16.
+    out += digits[0];
+    if (ndigits > 1) absl::StrAppend(&out, ".", digits.substr(1));
+    absl::StrAppend(&out, "e", exponent < 0 ? "-" : "+",
+                    absl::StrFormat("%02d", std::abs(exponent)));
+  } else if (point <= 0) {
+    absl::StrAppend(&out, "0.", std::string(-point, '0'), digits);
+  } else if (point >= ndigits) {
+    absl::StrAppend(&out, digits, std::string(point - ndigits, '0'), ".0");
+  } else {
+    absl::StrAppend(&out, digits.substr(0, point), ".", digits.substr(point));
+  }
+  return out;
+}
+
+std::string python_string_repr(absl::string_view s) {
+  const char quote =
+      (s.find('\'') != absl::string_view::npos && s.find('"') == absl::string_view::npos) ? '"'
+                                                                                         : '\'';
+  std::string out(1, quote);
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == quote || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      absl::StrAppend(&out, absl::StrFormat("\\x%02x", u));
+    } else {
+      out += c;
+    }
+  }
+  out += quote;
+  return out;
+}
+
+std::string python_dtype_name(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::ScalarType::Byte: return "torch.uint8";
+    case c10::ScalarType::Char: return "torch.int8";
+    case c10::ScalarType::Short: return "torch.int16";
+    case c10::ScalarType::Int: return "torch.int32";
+    case c10::ScalarType::Long: return "torch.int64";
+    case c10::ScalarType::Half: return "torch.float16";
+    case c10::ScalarType::Float: return "torch.float32";
+    case c10::ScalarType::Double: return "torch.float64";
+    case c10::ScalarType::ComplexHalf: return "torch.complex32";
+    case c10::ScalarType::ComplexFloat: return "torch.complex64";
+    case c10::ScalarType::ComplexDouble: return "torch.complex128";
+    case c10::ScalarType::Bool: return "torch.bool";
+    case c10::ScalarType::QInt8: return "torch.qint8";
+    case c10::ScalarType::QUInt8: return "torch.quint8";
+    case c10::ScalarType::QInt32: return "torch.qint32";
+    case c10::ScalarType::BFloat16: return "torch.bfloat16";
+    case c10::ScalarType::QUInt4x2: return "torch.quint4x2";
+    case c10::ScalarType::QUInt2x4: return "torch.quint2x4";
+    default: return absl::StrCat("torch.", c10::toString(dtype));
+  }
+}
+
+std::string python_layout_name(c10::Layout layout) {
+  switch (layout) {
+    case c10::Layout::Strided: return "torch.strided";
+    case c10::Layout::Sparse: return "torch.sparse_coo";
+    case c10::Layout::SparseCsr: return "torch.sparse_csr";
+    case c10::Layout::Mkldnn: return "torch._mkldnn";
+    case c10::Layout::SparseCsc: return "torch.sparse_csc";
+    case c10::Layout::SparseBsr: return "torch.sparse_bsr";
+    case c10::Layout::SparseBsc: return "torch.sparse_bsc";
+    default: return "torch.strided";
+  }
+}
+
+std::string python_memory_format_name(c10::MemoryFormat format) {
+  switch (format) {
+    case c10::MemoryFormat::Contiguous: return "torch.contiguous_format";
+    case c10::MemoryFormat::Preserve: return "torch.preserve_format";
+    case c10::MemoryFormat::ChannelsLast: return "torch.channels_last";
+    case c10::MemoryFormat::ChannelsLast3d: return "torch.channels_last_3d";
+    default: return "torch.contiguous_format";
+  }
+}
+
+std::string spell_function_target(absl::string_view target, TargetStyle style) {
+  absl::string_view ns, name, overload;
+  if (split_operator_name(target, &ns, &name, &overload)) {
+    if (style == TargetStyle::kTabular) return absl::StrCat(ns, ".", name, ".", overload);
+    return absl::StrCat("torch.ops.", ns, ".", name, ".", overload);
+  }
+  if (style == TargetStyle::kGraph && target.find('.') == absl::string_view::npos) {
+    return absl::StrCat("builtins.", target);
+  }
+  return std::string(target);
+}
+
+std::string format_arg(const Argument& arg) {
+  std::string out;
+  append_fx_format(out, arg);
+  return out;
+}
+
+std::string python_repr(const Argument& arg) {
+  std::string out;
+  append_repr(out, arg);
+  return out;
+}
+
+std::string format_meta_value(const MetaValue& value) {
+  switch (value.kind()) {
+    case MetaValue::Kind::kNone: return "None";
+    case MetaValue::Kind::kBool: return value.as_bool() ? "True" : "False";
+    case MetaValue::Kind::kInt: return absl::StrCat(value.as_int());
+    case MetaValue::Kind::kDouble: return python_float_repr(value.as_double());
+    case MetaValue::Kind::kString: return value.as_string();
+    case MetaValue::Kind::kList: {
+      std::string out = "[";
+      bool first = true;
+      for (const MetaValue& v : value.as_list()) {
+        if (!first) out += ", ";
+        first = false;
+        out += v.is_string() ? python_string_repr(v.as_string()) : format_meta_value(v);
+      }
+      return out + "]";
+    }
+    case MetaValue::Kind::kMap: {
+      std::string out = "{";
+      bool first = true;
+      for (const auto& [k, v] : value.as_map()) {
+        if (!first) out += ", ";
+        first = false;
+        absl::StrAppend(&out, python_string_repr(k), ": ",
+                        v.is_string() ? python_string_repr(v.as_string()) : format_meta_value(v));
+      }
+      return out + "}";
+    }
+  }
+  return "";
+}
+
+namespace {
+
+void append_node(std::string& out, const Node& node) {
+  absl::string_view type = node.type();
+  if (node.op() == Op::kOutput) {
+    absl::StrAppend(&out, "return ", python_str(node.args().empty() ? Argument() : node.args()[0]));
+    return;
+  }
+  absl::StrAppend(&out, "%", node.name(), " : ", type, type.empty() ? "" : " ",
+                  "[num_users=", node.users().size(), "] = ", op_name(node.op()), "[target=");
+  if (node.op() == Op::kCallFunction) {
+    out += spell_function_target(node.target(), TargetStyle::kGraph);
+  } else {
+    out += node.target();
+  }
+  out += ']';
+  switch (node.op()) {
+    case Op::kPlaceholder:
+      if (!node.args().empty()) absl::StrAppend(&out, "(default=", python_str(node.args()[0]), ")");
+      return;
+    case Op::kGetAttr:
+      return;
+    default:
+      out += "(args = ";
+      append_fx_format(out, node.args());
+      out += ", kwargs = ";
+      append_fx_format(out, node.kwargs());
+      out += ')';
+  }
+}
+
+}  // namespace
+
+std::string format_node(const Node& node) {
+  std::string out;
+  append_node(out, node);
+  return out;
+}
+
+std::string format_graph(const Graph& graph) {
+  std::string out = "graph():";
+  out.reserve(graph.size() * 96);
+  for (const Node* n : graph.nodes()) {
+    out += "\n    ";
+    append_node(out, *n);
+  }
+  return out;
+}
+
+std::string format_tabular(const Graph& graph, const std::vector<std::string>& meta_columns) {
+  std::vector<std::string> headers = {"opcode", "name", "target", "args", "kwargs"};
+  headers.insert(headers.end(), meta_columns.begin(), meta_columns.end());
+  const size_t ncols = headers.size();
+
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(graph.size());
+  for (const Node* n : graph.nodes()) {
+    std::vector<std::string> row;
+    row.reserve(ncols);
+    row.emplace_back(op_name(n->op()));
+    row.push_back(n->name());
+    row.push_back(n->op() == Op::kCallFunction
+                      ? spell_function_target(n->target(), TargetStyle::kTabular)
+                      : n->target());
+    row.push_back(python_repr(Argument::Tuple(n->args())));
+    row.push_back(python_repr(Argument::Dict(n->kwargs())));
+    for (const std::string& key : meta_columns) {
+      const MetaValue* v = n->meta().find(key);
+      row.push_back(v == nullptr ? std::string() : format_meta_value(*v));
+    }
+    rows.push_back(std::move(row));
+  }
+
+  // tabulate's "simple" format: columns at least two wider than their header,
+  // separated by two spaces, trailing blanks stripped.
+  std::vector<size_t> widths(ncols);
+  for (size_t c = 0; c < ncols; ++c) widths[c] = headers[c].size() + 2;
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < ncols; ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::string out;
+  auto append_row = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t c = 0; c < ncols; ++c) {
+      if (c > 0) line += "  ";
+      line += cells[c];
+      line.append(widths[c] - cells[c].size(), ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (!out.empty()) out += '\n';
+    out += line;
+  };
+  append_row(headers);
+  std::vector<std::string> rule(ncols);
+  for (size_t c = 0; c < ncols; ++c) rule[c] = std::string(widths[c], '-');
+  append_row(rule);
+  for (const auto& row : rows) append_row(row);
+  return out;
+}
+
+std::string python_code(const Graph& graph) {
+  // A value is freed right after its last use, the user that comes last in the
+  // graph (torch.fx's `user_to_last_uses`). Indexed by node order.
+  graph.ensure_order();
+  const uint64_t bound = graph.order_bound();
+  std::unique_ptr<uint64_t[]> last_user(new uint64_t[bound]);
+  for (const Node* n : graph.nodes()) {
+    uint64_t last = Graph::order_of(*n);  // unused values are never freed
+    for (const Node* user : n->users()) last = std::max(last, Graph::order_of(*user));
+    last_user[Graph::order_of(*n)] = last;
+  }
+
+  std::string signature = "def forward(self";
+  std::string body;
+  body.reserve(graph.size() * 64);
+  std::string return_annotation;
+  for (const Node* n : graph.nodes()) {
+    if (n->op() == Op::kPlaceholder) {
+      absl::StrAppend(&signature, ", ", n->target());
+      if (!n->type().empty()) absl::StrAppend(&signature, " : ", n->type());
+      if (!n->args().empty()) {
+        signature += " = ";
+        append_repr(signature, n->args()[0]);
+      }
+      std::string raw_name = n->target();
+      raw_name.erase(std::remove(raw_name.begin(), raw_name.end(), '*'), raw_name.end());
+      if (raw_name != n->name()) absl::StrAppend(&body, "    ", n->name(), " = ", raw_name, "\n");
+      continue;  // placeholders free nothing
+    }
+    body += "    ";
+    if (n->op() == Op::kOutput) {
+      if (!n->type().empty()) return_annotation = absl::StrCat(" -> ", n->type());
+      body += "return ";
+      append_repr(body, n->args().empty() ? Argument() : n->args()[0]);
+      body += '\n';
+      continue;  // nothing is freed after the return
+    }
+    std::string typed_name;
+    if (!n->type().empty()) typed_name = absl::StrCat(n->name(), " : ", n->type());
+    const absl::string_view lhs = n->type().empty() ? absl::string_view(n->name()) : typed_name;
+    switch (n->op()) {
+      case Op::kCallMethod:
+        absl::StrAppend(&body, lhs, " = ",
+                        format_attribute_path(
+                            n->args().empty() ? std::string("None") : python_repr(n->args()[0]),
+                            n->target()),
+                        "(");
+        append_call_args(body, n->args(), 1, n->kwargs());
+        body += ')';
+        break;
+      case Op::kCallFunction: {
+        if (format_operator_statement(*n, lhs, body)) break;
+        const std::string fn = spell_function_target(n->target(), TargetStyle::kCode);
+        if (fn == "getattr" && n->args().size() == 2 && n->args()[1].is_string() &&
+            is_python_identifier(n->args()[1].to_string()) && n->kwargs().empty()) {
+          absl::StrAppend(&body, lhs, " = ");
+          append_repr(body, n->args()[0]);
+          absl::StrAppend(&body, ".", n->args()[1].to_string());
+          break;
+        }
+        absl::StrAppend(&body, lhs, " = ", fn, "(");
+        append_call_args(body, n->args(), 0, n->kwargs());
+        body += ')';
+        break;
+      }
+      case Op::kCallModule:
+        absl::StrAppend(&body, lhs, " = ", format_attribute_path("self", n->target()), "(");
+        append_call_args(body, n->args(), 0, n->kwargs());
+        body += ')';
+        break;
+      case Op::kGetAttr:
+        absl::StrAppend(&body, lhs, " = ", format_attribute_path("self", n->target()));
+        break;
+      default:
+        break;
+    }
+    // The inputs whose last use this is, in order of first appearance.
+    bool any_freed = false;
+    for (const Node* input : n->input_nodes()) {
+      if (last_user[Graph::order_of(*input)] != Graph::order_of(*n)) continue;
+      body += any_freed ? " = " : ";  ";
+      body += input->name();
+      any_freed = true;
+    }
+    if (any_freed) body += " = None";
+    body += '\n';
+  }
+  if (body.empty()) body = "    pass\n";
+  absl::StrAppend(&signature, ")", return_annotation, ":\n");
+  return signature + body;
+}
+
+}  // namespace fx

@@ -1,0 +1,84 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// printer.h: the three printed forms of a Graph, as torch.fx prints them.
+//
+//   format_graph(g)     `print(graph)`:
+//                         graph():
+//                             %x : [num_users=1] = placeholder[target=x]
+//                             %add : [num_users=1] = call_function[target=operator.add](args = (%x, %w), kwargs = {})
+//                             return add
+//   format_tabular(g)   `graph.print_tabular()` (tabulate's "simple" table with
+//                       columns opcode, name, target, args, kwargs), optionally
+//                       with one more column per metadata key;
+//   python_code(g)      `GraphModule.code`: the Python source of `forward`,
+//                       which sets each value to None after its last use:
+//                         def forward(self, x):
+//                             add = x + param;  x = param = None
+//                             return add
+//
+// How targets are spelled. call_function targets are qualified names. Operator
+// names `ns::op.overload` print as torch.fx prints OpOverloads:
+// `torch.ops.aten.add.Tensor` in the graph and in code, `aten.add.Tensor` in the
+// table (`aten::relu` is the `default` overload). A name without a module
+// (`getattr`, `len`) is a Python builtin: `builtins.getattr` in the graph. Other
+// names print as they are (`operator.add`, `torch.sum`). In code, `operator.*`
+// functions print infix (`x + y`, `x[0]`) and `getattr(x, 'shape')` as `x.shape`.
+//
+// Every printer is linear in the graph's size. format_graph and format_tabular
+// return text without a final newline, like str(); python_code returns source
+// text, which ends with one.
+#ifndef FX_CORE_PRINTER_H_
+#define FX_CORE_PRINTER_H_
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "core/argument.h"
+#include "core/graph.h"
+#include "core/meta.h"
+#include "core/node.h"
+
+namespace fx {
+
+// `print(graph)`.
+std::string format_graph(const Graph& graph);
+// One node as in `print(graph)`, without indentation (`Node.format_node()`).
+std::string format_node(const Node& node);
+// `graph.print_tabular()`, plus one column per key in `meta_columns` (the cell
+// is empty for nodes without that key).
+std::string format_tabular(const Graph& graph, const std::vector<std::string>& meta_columns = {});
+// `GraphModule.code` of a module whose forward is `graph`.
+std::string python_code(const Graph& graph);
+
+// An argument as the graph printer shows it (torch.fx's `_format_arg`):
+// `%x` for nodes, strings unquoted, dicts as `{dim: -1}`.
+std::string format_arg(const Argument& arg);
+// An argument as Python's `repr` shows it (nodes by name): `('bilinear', x, 1.0)`.
+std::string python_repr(const Argument& arg);
+// A metadata value for a table cell: strings unquoted, the rest as Python repr.
+std::string format_meta_value(const MetaValue& value);
+
+// How a call_function target is spelled in each printed form (see above).
+enum class TargetStyle { kGraph, kTabular, kCode };
+std::string spell_function_target(absl::string_view target, TargetStyle style);
+
+// Python's repr of a float (`1.0`, `1e-05`, `0.1`, `inf`).
+std::string python_float_repr(double value);
+// Python's repr of a str, with its quoting rules.
+std::string python_string_repr(absl::string_view s);
+// torch's Python spellings: `torch.float32`, `device(type='cuda', index=0)`,
+// `torch.strided`, `torch.channels_last`.
+std::string python_dtype_name(c10::ScalarType dtype);
+std::string python_layout_name(c10::Layout layout);
+std::string python_memory_format_name(c10::MemoryFormat format);
+
+inline std::ostream& operator<<(std::ostream& os, const Graph& graph) {
+  return os << format_graph(graph);
+}
+
+}  // namespace fx
+
+#endif  // FX_CORE_PRINTER_H_

@@ -1,0 +1,212 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "core/printer.h"
+
+#include <limits>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace fx {
+namespace {
+
+TEST(PrinterTest, SeedMyModuleGraphPrintsExactlyAsTorchFx) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* w = g.get_attr("linear.weight");
+  Node* add = g.call_function("operator.add", {x, w});
+  Node* linear = g.call_module("linear", {add});
+  Node* relu = g.call_method("relu", {linear});
+  Node* sum = g.call_function("torch.sum", {relu}, {{"dim", -1}});
+  Node* topk = g.call_function("torch.topk", {sum, 3});
+  g.output(topk);
+  EXPECT_EQ(format_graph(g),
+            "graph():\n"
+            "    %x : [num_users=1] = placeholder[target=x]\n"
+            "    %linear_weight : [num_users=1] = get_attr[target=linear.weight]\n"
+            "    %add : [num_users=1] = call_function[target=operator.add](args = (%x, %linear_weight), kwargs = {})\n"
+            "    %linear : [num_users=1] = call_module[target=linear](args = (%add,), kwargs = {})\n"
+            "    %relu : [num_users=1] = call_method[target=relu](args = (%linear,), kwargs = {})\n"
+            "    %sum_1 : [num_users=1] = call_function[target=torch.sum](args = (%relu,), kwargs = {dim: -1})\n"
+            "    %topk : [num_users=1] = call_function[target=torch.topk](args = (%sum_1, 3), kwargs = {})\n"
+            "    return topk");
+}
+
+TEST(PrinterTest, TabularMatchesTabulateSimpleFormat) {
+  // Seed 000's M1, default trace.
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* relu = g.call_module("relu", {x});
+  g.output(relu);
+  EXPECT_EQ(format_tabular(g),
+            "opcode       name    target    args     kwargs\n"
+            "-----------  ------  --------  -------  --------\n"
+            "placeholder  x       x         ()       {}\n"
+            "call_module  relu    relu      (x,)     {}\n"
+            "output       output  output    (relu,)  {}");
+}
+
+TEST(PrinterTest, TabularShowsOperatorTargetsAndKwargsAsPython) {
+  // Seed 000's M1 traced through ReLU (LowerReluTracer).
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* relu = g.call_function("aten::relu", {x}, {{"inplace", false}});
+  g.output(relu);
+  EXPECT_EQ(format_tabular(g),
+            "opcode         name    target             args     kwargs\n"
+            "-------------  ------  -----------------  -------  ------------------\n"
+            "placeholder    x       x                  ()       {}\n"
+            "call_function  relu    aten.relu.default  (x,)     {'inplace': False}\n"
+            "output         output  output             (relu,)  {}");
+}
+
+TEST(PrinterTest, TabularCanShowMetaColumns) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* conv = g.call_module("layer1.0.conv1", {x});
+  conv->meta().set("module_path", "layer1.0.conv1");
+  x->meta().set("module_path", "");
+  g.output(conv);
+  EXPECT_EQ(format_tabular(g, {"module_path"}),
+            "opcode       name            target          args               kwargs    module_path\n"
+            "-----------  --------------  --------------  -----------------  --------  --------------\n"
+            "placeholder  x               x               ()                 {}\n"
+            "call_module  layer1_0_conv1  layer1.0.conv1  (x,)               {}        layer1.0.conv1\n"
+            "output       output          output          (layer1_0_conv1,)  {}");
+}
+
+TEST(PrinterTest, CodeFreesValuesAfterTheirLastUse) {
+  // The torch.fx documentation's example (seed 003).
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* param = g.get_attr("param");
+  Node* add = g.call_function("operator.add", {x, param});
+  Node* linear = g.call_module("linear", {add});
+  Node* clamp = g.call_method("clamp", {linear}, {{"min", 0.0}, {"max", 1.0}});
+  g.output(clamp);
+  EXPECT_EQ(python_code(g),
+            "def forward(self, x):\n"
+            "    param = self.param\n"
+            "    add = x + param;  x = param = None\n"
+            "    linear = self.linear(add);  add = None\n"
+            "    clamp = linear.clamp(min = 0.0, max = 1.0);  linear = None\n"
+            "    return clamp\n");
+}
+
+TEST(PrinterTest, CodeOfTheSeedInverse) {
+  // Seed 000's invert(f): `print(res.code)`.
+  Graph g;
+  Node* output = g.placeholder("output");
+  Node* log = g.call_function("torch.log", {output});
+  Node* arctan = g.call_function("torch.arctan", {log});
+  g.output(arctan);
+  EXPECT_EQ(python_code(g),
+            "def forward(self, output):\n"
+            "    log = torch.log(output);  output = None\n"
+            "    arctan = torch.arctan(log);  log = None\n"
+            "    return arctan\n");
+}
+
+TEST(PrinterTest, CodeSpellsOperatorsAttributesAndDefaults) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* scale = g.placeholder("scale", "", Argument(2.0));
+  Node* w = g.get_attr("layer1.0.conv1.weight");
+  Node* conv = g.call_module("layer1.0.conv1", {x});
+  Node* add = g.call_function("aten::add.Tensor", {conv, w}, {{"alpha", scale}});
+  Node* shape = g.call_function("getattr", {add, "shape"});
+  Node* first = g.call_function("operator.getitem", {shape, 0});
+  Node* neg = g.call_function("operator.neg", {add});
+  Node* view = g.call_method("view", {neg, first, -1});
+  Node* t = g.call_function("torch.empty", {Argument::Tuple({})},
+                            {{"dtype", c10::kFloat}, {"device", c10::Device("cpu")},
+                             {"mode", "bilinear"}});
+  g.output(Argument::Tuple({view, t}));
+  EXPECT_EQ(python_code(g),
+            "def forward(self, x, scale = 2.0):\n"
+            "    layer1_0_conv1_weight = getattr(self.layer1, \"0\").conv1.weight\n"
+            "    layer1_0_conv1 = getattr(self.layer1, \"0\").conv1(x);  x = None\n"
+            "    add = torch.ops.aten.add.Tensor(layer1_0_conv1, layer1_0_conv1_weight, alpha = scale);  "
+            "layer1_0_conv1 = layer1_0_conv1_weight = scale = None\n"
+            "    getattr_1 = add.shape\n"
+            "    getitem = getattr_1[0];  getattr_1 = None\n"
+            "    neg = -add;  add = None\n"
+            "    view = neg.view(getitem, -1);  neg = getitem = None\n"
+            "    empty = torch.empty((), dtype = torch.float32, device = device(type='cpu'), mode = 'bilinear')\n"
+            "    return (view, empty)\n");
+}
+
+TEST(PrinterTest, GraphFormOfOperatorsBuiltinsDefaultsAndTypes) {
+  Graph g;
+  Node* x = g.placeholder("x", "torch.Tensor");
+  Node* k = g.placeholder("k", "", Argument(3));
+  Node* len = g.call_function("len", {Argument::List({x, k})});
+  Node* add = g.call_function("aten::add.Tensor", {x, x}, {{"mode", "bilinear"}});
+  g.output(Argument::Tuple({len, add}));
+  EXPECT_EQ(format_graph(g),
+            "graph():\n"
+            "    %x : torch.Tensor [num_users=2] = placeholder[target=x]\n"
+            "    %k : [num_users=1] = placeholder[target=k](default=3)\n"
+            "    %len_1 : [num_users=1] = call_function[target=builtins.len](args = ([%x, %k],), kwargs = {})\n"
+            "    %add : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = (%x, %x), kwargs = {mode: bilinear})\n"
+            "    return (len_1, add)");
+}
+
+TEST(PrinterTest, EmptyGraphCodeIsPass) {
+  Graph g;
+  EXPECT_EQ(python_code(g), "def forward(self):\n    pass\n");
+  EXPECT_EQ(format_graph(g), "graph():");
+}
+
+TEST(PrinterTest, PythonFloatRepr) {
+  EXPECT_EQ(python_float_repr(1.0), "1.0");
+  EXPECT_EQ(python_float_repr(0.0), "0.0");
+  EXPECT_EQ(python_float_repr(-0.0), "-0.0");
+  EXPECT_EQ(python_float_repr(0.1), "0.1");
+  EXPECT_EQ(python_float_repr(1e-05), "1e-05");
+  EXPECT_EQ(python_float_repr(0.0001), "0.0001");
+  EXPECT_EQ(python_float_repr(1e16), "1e+16");
+  EXPECT_EQ(python_float_repr(1e15), "1000000000000000.0");
+  EXPECT_EQ(python_float_repr(1.5e300), "1.5e+300");
+  EXPECT_EQ(python_float_repr(0.28867513459481292), "0.2886751345948129");
+  EXPECT_EQ(python_float_repr(-2.5), "-2.5");
+  EXPECT_EQ(python_float_repr(123456.789), "123456.789");
+  EXPECT_EQ(python_float_repr(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(python_float_repr(-std::numeric_limits<double>::infinity()), "-inf");
+  EXPECT_EQ(python_float_repr(std::nan("")), "nan");
+}
+
+TEST(PrinterTest, PythonReprOfValues) {
+  EXPECT_EQ(python_string_repr("a"), "'a'");
+  EXPECT_EQ(python_string_repr("it's"), "\"it's\"");
+  EXPECT_EQ(python_string_repr("a'\"b"), "'a\\'\"b'");
+  EXPECT_EQ(python_string_repr("line\nnext\\"), "'line\\nnext\\\\'");
+  EXPECT_EQ(python_repr(Argument::Tuple({1})), "(1,)");
+  EXPECT_EQ(python_repr(Argument::Tuple({})), "()");
+  EXPECT_EQ(python_repr(Argument::List({1, 2.5, true, Argument()})), "[1, 2.5, True, None]");
+  EXPECT_EQ(python_repr(Argument::Dict({{"dim", -1}})), "{'dim': -1}");
+  EXPECT_EQ(python_repr(c10::kLong), "torch.int64");
+  EXPECT_EQ(python_repr(c10::Device("cuda:1")), "device(type='cuda', index=1)");
+  EXPECT_EQ(format_arg(c10::Device("cuda:1")), "cuda:1");
+  EXPECT_EQ(python_repr(c10::kStrided), "torch.strided");
+  EXPECT_EQ(python_repr(c10::MemoryFormat::ChannelsLast), "torch.channels_last");
+  EXPECT_EQ(format_arg(Argument::Dict({{"mode", "nearest"}})), "{mode: nearest}");
+}
+
+TEST(PrinterTest, FunctionTargetSpellings) {
+  EXPECT_EQ(spell_function_target("aten::add.Tensor", TargetStyle::kGraph), "torch.ops.aten.add.Tensor");
+  EXPECT_EQ(spell_function_target("aten::relu", TargetStyle::kCode), "torch.ops.aten.relu.default");
+  EXPECT_EQ(spell_function_target("aten::relu", TargetStyle::kTabular), "aten.relu.default");
+  EXPECT_EQ(spell_function_target("getattr", TargetStyle::kGraph), "builtins.getattr");
+  EXPECT_EQ(spell_function_target("getattr", TargetStyle::kCode), "getattr");
+  EXPECT_EQ(spell_function_target("torch.sum", TargetStyle::kTabular), "torch.sum");
+}
+
+TEST(PrinterTest, MetaValuesInCells) {
+  EXPECT_EQ(format_meta_value(MetaValue("foo")), "foo");
+  EXPECT_EQ(format_meta_value(MetaValue(3)), "3");
+  EXPECT_EQ(format_meta_value(MetaValue(MetaValue::List{"a", 1})), "['a', 1]");
+  EXPECT_EQ(format_meta_value(MetaValue(Meta{{"k", true}})), "{'k': True}");
+}
+
+}  // namespace
+}  // namespace fx
