@@ -141,6 +141,7 @@ Node* Graph::create_node(Op op, absl::string_view target, Arguments args, Kwargs
   node->attach_inputs();
   link_before(node, insert_before_);
   ++size_;
+  ++version_;
   if (target_index_built_) index_target(node);
   return node;
 }
@@ -207,6 +208,7 @@ absl::Status Graph::erase_node(Node* node) {
   unlink(node);
   node->erased_ = true;
   --size_;
+  ++version_;
   return absl::OkStatus();
 }
 

@@ -203,6 +203,10 @@ class Graph {
   Meta& meta() { return meta_; }
   const Meta& meta() const { return meta_; }
 
+  // Counts changes that affect what the graph computes (nodes added, erased or
+  // moved, args or targets changed). Executors cache plans keyed on it.
+  uint64_t version() const { return version_; }
+
   // The namespace of node names (for passes that reserve names of their own).
   Namespace& names() { return names_; }
 
@@ -244,6 +248,7 @@ class Graph {
       by_target_;
   mutable bool target_index_built_ = false;
   mutable bool order_valid_ = true;
+  uint64_t version_ = 0;
   Meta meta_;
 };
 

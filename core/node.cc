@@ -85,6 +85,7 @@ void Node::set_args_kwargs(Arguments args, Kwargs kwargs) {
   args_ = std::move(args);
   kwargs_ = std::move(kwargs);
   attach_inputs();
+  ++graph_->version_;
 }
 
 void Node::update_arg(size_t index, Argument value) {
@@ -111,6 +112,7 @@ void Node::set_target(absl::string_view target) {
   if (graph_->target_index_built_) graph_->unindex_target(this);
   target_ = graph_->intern(target);
   if (graph_->target_index_built_) graph_->index_target(this);
+  ++graph_->version_;
 }
 
 void Node::set_type(absl::string_view type) { type_ = graph_->intern(type); }
@@ -147,6 +149,7 @@ void Node::prepend(Node* other) {
   graph_->unlink(other);
   graph_->link_before(other, this);
   graph_->order_valid_ = false;
+  ++graph_->version_;
 }
 
 void Node::append(Node* other) {
@@ -154,6 +157,7 @@ void Node::append(Node* other) {
   graph_->unlink(other);
   graph_->link_before(other, next_);
   graph_->order_valid_ = false;
+  ++graph_->version_;
 }
 
 bool Node::comes_before(const Node& other) const {

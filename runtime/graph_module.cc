@@ -1,0 +1,222 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/graph_module.h"
+
+#include <algorithm>
+
+#include <torch/csrc/jit/api/compilation_unit.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "core/printer.h"
+#include "runtime/interpreter.h"
+
+namespace fx {
+namespace {
+
+// Splits "a.b.c" into its atoms; "" has none.
+std::vector<std::string> atoms_of(absl::string_view qualified_name) {
+  if (qualified_name.empty()) return {};
+  return absl::StrSplit(qualified_name, '.');
+}
+
+bool is_module_value(const c10::IValue& v) {
+  return v.isObject() && v.toObjectRef().type()->is_module();
+}
+
+}  // namespace
+
+GraphModule::GraphModule(torch::jit::Module root, std::unique_ptr<Graph> graph,
+                         std::string class_name)
+    : root_(std::move(root)), graph_(std::move(graph)), class_name_(std::move(class_name)) {}
+
+GraphModule::GraphModule(GraphModule&&) noexcept = default;
+GraphModule& GraphModule::operator=(GraphModule&&) noexcept = default;
+GraphModule::~GraphModule() = default;
+
+void GraphModule::set_graph(std::unique_ptr<Graph> graph) {
+  graph_ = std::move(graph);
+  interpreter_.reset();
+}
+
+absl::StatusOr<c10::IValue> GraphModule::get_attr(absl::string_view qualified_name) const {
+  if (auto it = own_attributes_.find(qualified_name); it != own_attributes_.end()) {
+    return it->second;
+  }
+  const std::vector<std::string> atoms = atoms_of(qualified_name);
+  if (atoms.empty()) return absl::InvalidArgumentError("get_attr: empty attribute name");
+  c10::IValue current = root_._ivalue();
+  std::string seen;
+  for (const std::string& atom : atoms) {
+    if (!current.isObject()) {
+      return absl::NotFoundError(absl::StrCat("'", qualified_name, "': '", seen,
+                                              "' is not a module, it has no attribute '", atom, "'"));
+    }
+    const auto& object = current.toObjectRef();
+    auto slot = object.type()->findAttributeSlot(atom);
+    if (!slot) {
+      return absl::NotFoundError(absl::StrCat(
+          "'", qualified_name, "': ", seen.empty() ? std::string("the root module") : absl::StrCat("'", seen, "'"),
+          " has no attribute '", atom, "'"));
+    }
+    current = object.getSlot(*slot);
+    seen = seen.empty() ? atom : absl::StrCat(seen, ".", atom);
+  }
+  return current;
+}
+
+absl::StatusOr<torch::jit::Module> GraphModule::get_submodule(
+    absl::string_view qualified_name) const {
+  if (qualified_name.empty()) return root_;
+  auto value = get_attr(qualified_name);
+  if (!value.ok()) return value.status();
+  if (!is_module_value(*value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", qualified_name, "' is an attribute, not a submodule"));
+  }
+  return torch::jit::Module(value->toObject());
+}
+
+bool GraphModule::has_submodule(absl::string_view qualified_name) const {
+  return get_submodule(qualified_name).ok();
+}
+
+absl::Status GraphModule::add_attribute(const std::string& name, c10::IValue value) {
+  if (own_attributes_.contains(name) || root_._ivalue()->type()->hasAttribute(name)) {
+    return absl::AlreadyExistsError(absl::StrCat("attribute '", name, "' already exists"));
+  }
+  own_attributes_.emplace(name, std::move(value));
+  return absl::OkStatus();
+}
+
+std::string GraphModule::add_tensor_constant(at::Tensor value) {
+  std::string name;
+  do {
+    name = absl::StrCat("_tensor_constant", next_tensor_constant_++);
+  } while (own_attributes_.contains(name) || root_._ivalue()->type()->hasAttribute(name));
+  own_attributes_.emplace(name, std::move(value));
+  return name;
+}
+
+absl::Status GraphModule::lint() const {
+  if (absl::Status s = graph_->lint(); !s.ok()) return s;
+  for (const Node* n : graph_->nodes()) {
+    if (n->op() == Op::kGetAttr) {
+      auto v = get_attr(n->target());
+      if (!v.ok()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("lint: get_attr node '", n->name(), "' refers to a missing attribute ",
+                         v.status().message()));
+      }
+    } else if (n->op() == Op::kCallModule) {
+      auto m = get_submodule(n->target());
+      if (!m.ok()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("lint: call_module node '", n->name(), "' refers to a missing submodule ",
+                         m.status().message()));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string GraphModule::code() const { return python_code(*graph_); }
+
+absl::StatusOr<c10::IValue> GraphModule::forward(std::vector<c10::IValue> inputs) {
+  if (!interpreter_) interpreter_ = std::make_unique<Interpreter>(*this);
+  return interpreter_->run(std::move(inputs));
+}
+
+absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& source,
+                                                         std::unique_ptr<Graph> graph,
+                                                         std::string class_name) {
+  auto cu = std::make_shared<torch::jit::CompilationUnit>();
+  const std::string root_type = absl::StrCat("__torch__.fx.", class_name);
+  torch::jit::Module root(c10::QualifiedName(root_type), cu);
+  GraphModule result(root, std::move(graph), std::move(class_name));
+
+  // Intermediate modules created so far, by qualified name.
+  absl::flat_hash_map<std::string, torch::jit::Module> made;
+  made.emplace("", root);
+  auto parent_of = [&](const std::vector<std::string>& atoms) -> torch::jit::Module {
+    std::string path;
+    torch::jit::Module current = root;
+    for (size_t i = 0; i + 1 < atoms.size(); ++i) {
+      const std::string next = path.empty() ? atoms[i] : absl::StrCat(path, ".", atoms[i]);
+      auto it = made.find(next);
+      if (it == made.end()) {
+        torch::jit::Module child(
+            c10::QualifiedName(absl::StrCat(root_type, ".", absl::StrReplaceAll(next, {{".", "_"}}))),
+            cu);
+        current.register_module(atoms[i], child);
+        it = made.emplace(next, child).first;
+      }
+      current = it->second;
+      path = next;
+    }
+    return current;
+  };
+
+  // Shallow targets first, so that a referenced module is in place before
+  // anything below it; targets inside a referenced module come with it.
+  std::vector<const Node*> referencing;
+  for (const Node* n : result.graph().nodes()) {
+    if (n->op() == Op::kGetAttr || n->op() == Op::kCallModule) referencing.push_back(n);
+  }
+  std::stable_sort(referencing.begin(), referencing.end(), [](const Node* a, const Node* b) {
+    return std::count(a->target().begin(), a->target().end(), '.') <
+           std::count(b->target().begin(), b->target().end(), '.');
+  });
+  absl::flat_hash_set<std::string> taken_whole;
+  auto inside_taken = [&](const std::vector<std::string>& atoms) {
+    std::string path;
+    for (const std::string& atom : atoms) {
+      path = path.empty() ? atom : absl::StrCat(path, ".", atom);
+      if (taken_whole.contains(path)) return true;
+    }
+    return false;
+  };
+  for (const Node* n : referencing) {
+    const std::string& target = n->target();
+    const std::vector<std::string> atoms = atoms_of(target);
+    if (atoms.empty() || inside_taken(atoms) || result.own_attributes_.contains(target)) continue;
+    auto value = source.get_attr(target);
+    if (!value.ok()) {
+      return absl::NotFoundError(absl::StrCat("node '", n->name(), "' refers to ", target,
+                                              ", which the source module lacks: ",
+                                              value.status().message()));
+    }
+    if (source.own_attributes_.contains(target)) {
+      result.own_attributes_.emplace(target, *value);
+      continue;
+    }
+    torch::jit::Module parent = parent_of(atoms);
+    const std::string& leaf = atoms.back();
+    if (parent._ivalue()->type()->hasAttribute(leaf)) continue;
+    taken_whole.insert(target);
+    if (is_module_value(*value)) {
+      parent.register_module(leaf, torch::jit::Module(value->toObject()));
+    } else if (value->isTensor()) {
+      // Keep parameters as parameters and buffers as buffers.
+      const std::string owner_path =
+          atoms.size() > 1 ? target.substr(0, target.size() - leaf.size() - 1) : std::string();
+      auto owner = source.get_submodule(owner_path);
+      bool is_parameter = false;
+      if (owner.ok()) {
+        auto slot = owner->_ivalue()->type()->findAttributeSlot(leaf);
+        is_parameter = slot && owner->_ivalue()->type()->is_parameter(*slot);
+      }
+      if (is_parameter) {
+        parent.register_parameter(leaf, value->toTensor(), /*is_buffer=*/false);
+      } else {
+        parent.register_buffer(leaf, value->toTensor());
+      }
+    } else {
+      parent.register_attribute(leaf, value->type(), *value);
+    }
+  }
+  return result;
+}
+
+}  // namespace fx

@@ -1,0 +1,117 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// graph_module.h: a Graph together with the module that owns its state.
+//
+// torch.fx's GraphModule is an nn.Module whose forward is generated from a Graph.
+// Here it is a Graph plus a root `torch::jit::Module` that owns the parameters,
+// buffers and submodules the graph refers to by qualified name (`get_attr`
+// and `call_module` targets), plus attributes of its own (tensor constants the
+// tracer lifted out of the code, as torch.fx's `_tensor_constant0`).
+//
+//   fx::GraphModule gm = *fx::Tracer().trace(torch::jit::load("resnet18.pt"));
+//   std::cout << gm.code();                       // the Python source of forward
+//   c10::IValue out = *gm({torch::rand({1, 3, 224, 224})});   // runs the graph
+//
+// A GraphModule can also be built from a module and a new Graph (seed 003's
+// "fx.Graph -> Module"): `GraphModule(model, std::move(graph), "revisedModel")`
+// uses `model` as the root as it is; `GraphModule::from_referenced` builds a
+// fresh root holding only what the graph references, as torch.fx does.
+//
+// Calling a GraphModule runs an Interpreter (interpreter.h) whose per-node plan
+// is cached until the graph changes (Graph::version()). GraphModules are
+// movable, not copyable; submodules and tensors are shared, not copied.
+#ifndef FX_RUNTIME_GRAPH_MODULE_H_
+#define FX_RUNTIME_GRAPH_MODULE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/csrc/jit/api/module.h>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/graph.h"
+
+namespace fx {
+
+class Interpreter;
+
+class GraphModule {
+ public:
+  // `root` owns the state `graph` refers to. `class_name` names the module in
+  // printouts (torch.fx's `class_name` argument).
+  GraphModule(torch::jit::Module root, std::unique_ptr<Graph> graph,
+              std::string class_name = "GraphModule");
+  // A GraphModule over `graph` whose root is a new module holding, under the
+  // same qualified names, exactly the submodules, parameters, buffers and
+  // attributes that `graph`'s get_attr and call_module nodes reference, taken
+  // from `source` (shared, not copied). Fails naming a target `source` lacks.
+  static absl::StatusOr<GraphModule> from_referenced(const GraphModule& source,
+                                                     std::unique_ptr<Graph> graph,
+                                                     std::string class_name = "GraphModule");
+
+  GraphModule(GraphModule&&) noexcept;
+  GraphModule& operator=(GraphModule&&) noexcept;
+  GraphModule(const GraphModule&) = delete;
+  GraphModule& operator=(const GraphModule&) = delete;
+  ~GraphModule();
+
+  Graph& graph() { return *graph_; }
+  const Graph& graph() const { return *graph_; }
+  // Replaces the graph (as assigning `gm.graph` in torch.fx).
+  void set_graph(std::unique_ptr<Graph> graph);
+  torch::jit::Module& root() { return root_; }
+  const torch::jit::Module& root() const { return root_; }
+  const std::string& class_name() const { return class_name_; }
+  // Graph-level metadata (the graph's meta).
+  Meta& meta() { return graph_->meta(); }
+  const Meta& meta() const { return graph_->meta(); }
+
+  // The attribute `qualified_name` ("layer1.0.conv1.weight", "_tensor_constant0"):
+  // the module's own attributes first, then the root's hierarchy.
+  absl::StatusOr<c10::IValue> get_attr(absl::string_view qualified_name) const;
+  // The submodule `qualified_name` ("" is the root).
+  absl::StatusOr<torch::jit::Module> get_submodule(absl::string_view qualified_name) const;
+  // True when `qualified_name` names a submodule (module, not attribute).
+  bool has_submodule(absl::string_view qualified_name) const;
+
+  // Adds an attribute of this GraphModule (not of the root). Fails when the
+  // name is taken by an attribute of the module or of the root.
+  absl::Status add_attribute(const std::string& name, c10::IValue value);
+  // Stores `value` as a new attribute `_tensor_constant<n>` and returns its name.
+  std::string add_tensor_constant(at::Tensor value);
+  const absl::flat_hash_map<std::string, c10::IValue>& own_attributes() const {
+    return own_attributes_;
+  }
+
+  // Graph::lint, then: every get_attr target is an attribute and every
+  // call_module target a submodule. Errors name the node and the missing atom.
+  absl::Status lint() const;
+
+  // The Python source of forward (torch.fx's `GraphModule.code`).
+  std::string code() const;
+
+  // Runs the graph on `inputs` (torch.fx: `gm(*inputs)`). Errors name the
+  // placeholder or the node that failed.
+  absl::StatusOr<c10::IValue> forward(std::vector<c10::IValue> inputs);
+  absl::StatusOr<c10::IValue> operator()(std::vector<c10::IValue> inputs) {
+    return forward(std::move(inputs));
+  }
+
+ private:
+  torch::jit::Module root_;
+  std::unique_ptr<Graph> graph_;
+  std::string class_name_;
+  absl::flat_hash_map<std::string, c10::IValue> own_attributes_;
+  int next_tensor_constant_ = 0;
+  // The interpreter of the last call, and the graph version it was built for.
+  std::unique_ptr<Interpreter> interpreter_;
+  uint64_t interpreter_version_ = 0;
+};
+
+}  // namespace fx
+
+#endif  // FX_RUNTIME_GRAPH_MODULE_H_

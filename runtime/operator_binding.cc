@@ -1,0 +1,208 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/operator_binding.h"
+
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace fx {
+
+void BoundOperator::run(torch::jit::Stack& stack) const { op->getOperation()(stack); }
+
+std::string BoundOperator::name() const {
+  const std::string& overload = schema->overload_name();
+  return overload.empty() ? schema->name() : absl::StrCat(schema->name(), ".", overload);
+}
+
+absl::StatusOr<BoundOperator> find_operator(absl::string_view qualified_name) {
+  std::string name(qualified_name);
+  std::string overload;
+  const size_t ns = name.find("::");
+  const size_t dot = ns == std::string::npos ? std::string::npos : name.find('.', ns + 2);
+  if (dot != std::string::npos) {
+    overload = name.substr(dot + 1);
+    name.resize(dot);
+  }
+  std::shared_ptr<torch::jit::Operator> op;
+  try {
+    op = torch::jit::findOperatorFor(c10::OperatorName(name, overload));
+  } catch (const std::exception& e) {
+    return absl::NotFoundError(absl::StrCat("operator ", qualified_name, ": ", exception_message(e)));
+  }
+  if (!op) {
+    return absl::NotFoundError(absl::StrCat(
+        "no operator named ", qualified_name,
+        " in this libtorch (check the name and overload, e.g. aten::add.Tensor)"));
+  }
+  return BoundOperator{op, &op->schema()};
+}
+
+std::vector<BoundOperator> find_overloads(absl::string_view qualified_name_without_overload) {
+  std::vector<BoundOperator> out;
+  c10::Symbol symbol = c10::Symbol::fromQualString(std::string(qualified_name_without_overload));
+  for (const auto& op : torch::jit::getAllOperatorsFor(symbol)) {
+    out.push_back(BoundOperator{op, &op->schema()});
+  }
+  return out;
+}
+
+namespace {
+
+c10::IValue make_typed_list(const c10::TypePtr& element, std::vector<c10::IValue> values) {
+  switch (element->kind()) {
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::SymIntType: {
+      c10::List<int64_t> l;
+      for (auto& v : values) l.push_back(v.toInt());
+      return l;
+    }
+    case c10::TypeKind::FloatType: {
+      c10::List<double> l;
+      for (auto& v : values) l.push_back(v.toDouble());
+      return l;
+    }
+    case c10::TypeKind::BoolType: {
+      c10::List<bool> l;
+      for (auto& v : values) l.push_back(v.toBool());
+      return l;
+    }
+    case c10::TypeKind::TensorType: {
+      c10::List<at::Tensor> l;
+      for (auto& v : values) l.push_back(v.toTensor());
+      return l;
+    }
+    default: {
+      c10::impl::GenericList l(element);
+      for (auto& v : values) l.push_back(std::move(v));
+      return l;
+    }
+  }
+}
+
+std::vector<c10::IValue> elements_of(const c10::IValue& v) {
+  if (v.isTuple()) return v.toTupleRef().elements().vec();
+  return v.toListRef().vec();
+}
+
+}  // namespace
+
+absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr& type,
+                                           c10::optional<int32_t> list_size) {
+  c10::TypePtr t = type;
+  if (t->kind() == c10::TypeKind::OptionalType) {
+    if (value.isNone()) return value;
+    t = t->expectRef<c10::OptionalType>().getElementType();
+  }
+  if (t->kind() == c10::TypeKind::AnyType || value.type()->isSubtypeOf(*t)) return value;
+  switch (t->kind()) {
+    case c10::TypeKind::FloatType:
+      if (value.isInt()) return c10::IValue(static_cast<double>(value.toInt()));
+      break;
+    case c10::TypeKind::DeviceObjType:
+      if (value.isString()) return c10::IValue(c10::Device(value.toStringRef()));
+      break;
+    case c10::TypeKind::ListType: {
+      const c10::TypePtr element = t->expectRef<c10::ListType>().getElementType();
+      if (list_size && !value.isList() && !value.isTuple()) {
+        // `int[2]` accepts one int, repeated.
+        auto e = coerce_to_type(value, element);
+        if (!e.ok()) break;
+        return make_typed_list(element, std::vector<c10::IValue>(*list_size, *e));
+      }
+      if (value.isList() || value.isTuple()) {
+        std::vector<c10::IValue> items;
+        bool ok = true;
+        for (c10::IValue& item : elements_of(value)) {
+          auto e = coerce_to_type(std::move(item), element);
+          if (!e.ok()) {
+            ok = false;
+            break;
+          }
+          items.push_back(std::move(*e));
+        }
+        if (ok) return make_typed_list(element, std::move(items));
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("expected ", type->repr_str(), " but got ", value.type()->repr_str()));
+}
+
+absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& schema,
+                                                 std::vector<c10::IValue> args,
+                                                 const IValueKwargs& kwargs) {
+  const auto& params = schema.arguments();
+  size_t positional_params = 0;
+  while (positional_params < params.size() && !params[positional_params].kwarg_only()) {
+    ++positional_params;
+  }
+  // Python packs trailing positional values into a trailing list parameter:
+  // x.permute(0, 2, 1) is x.permute([0, 2, 1]).
+  if (args.size() > positional_params && positional_params > 0 &&
+      params[positional_params - 1].type()->kind() == c10::TypeKind::ListType) {
+    const size_t first = positional_params - 1;
+    std::vector<c10::IValue> rest(std::make_move_iterator(args.begin() + first),
+                                  std::make_move_iterator(args.end()));
+    args.resize(first);
+    c10::impl::GenericList packed(c10::AnyType::get());
+    for (auto& v : rest) packed.push_back(std::move(v));
+    args.emplace_back(std::move(packed));
+  }
+  if (args.size() > positional_params) {
+    return absl::InvalidArgumentError(absl::StrCat(schema.name(), " takes ", positional_params,
+                                                   " positional arguments but ", args.size(),
+                                                   " were given"));
+  }
+  std::vector<char> kwarg_used(kwargs.size(), 0);
+  torch::jit::Stack stack;
+  stack.reserve(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const c10::Argument& p = params[i];
+    c10::optional<c10::IValue> value;
+    if (i < args.size()) {
+      value = std::move(args[i]);
+    } else {
+      for (size_t k = 0; k < kwargs.size(); ++k) {
+        if (kwargs[k].first == p.name()) {
+          value = kwargs[k].second;
+          kwarg_used[k] = 1;
+          break;
+        }
+      }
+    }
+    if (!value) {
+      if (!p.default_value()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(schema.name(), " is missing argument '", p.name(), "'"));
+      }
+      stack.push_back(*p.default_value());
+      continue;
+    }
+    auto coerced = coerce_to_type(std::move(*value), p.type(), p.N());
+    if (!coerced.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("argument '", p.name(), "' of ", schema.name(),
+                                                     ": ", coerced.status().message()));
+    }
+    stack.push_back(std::move(*coerced));
+  }
+  for (size_t k = 0; k < kwargs.size(); ++k) {
+    if (!kwarg_used[k]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          schema.name(), " got an unexpected keyword argument '", kwargs[k].first, "'"));
+    }
+  }
+  return stack;
+}
+
+std::string exception_message(const std::exception& e) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) {
+    return c10_error->what_without_backtrace();
+  }
+  return e.what();
+}
+
+}  // namespace fx

@@ -1,0 +1,70 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// operator_binding.h: finding a TorchScript operator for a call_function or
+// call_method node and binding argument values to its schema.
+//
+// Used by the Interpreter (to run nodes) and by the tracer (to read schemas).
+// An operator is looked up once per node; binding then places positional and
+// keyword values in schema order, fills defaults and coerces values the way
+// Python does (an int where a float is expected, one int for `int[2]`, extra
+// positional ints packed into a trailing `int[]` as in `x.permute(0, 2, 1)`).
+#ifndef FX_RUNTIME_OPERATOR_BINDING_H_
+#define FX_RUNTIME_OPERATOR_BINDING_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/core/function_schema.h>
+#include <ATen/core/ivalue.h>
+#include <ATen/core/stack.h>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace torch {
+namespace jit {
+struct Operator;
+}  // namespace jit
+}  // namespace torch
+
+namespace fx {
+
+// Evaluated keyword arguments, in a node's order.
+using IValueKwargs = std::vector<std::pair<std::string, c10::IValue>>;
+
+// A resolved operator: its schema and how to call it.
+struct BoundOperator {
+  std::shared_ptr<torch::jit::Operator> op;
+  const c10::FunctionSchema* schema = nullptr;
+  // Runs the operator on a stack of schema-ordered arguments; leaves the returns.
+  void run(torch::jit::Stack& stack) const;
+  // The qualified name with overload, e.g. "aten::add.Tensor".
+  std::string name() const;
+};
+
+// The operator named exactly `qualified_name` ("aten::add.Tensor", "aten::relu").
+// Fails when this libtorch has no such operator.
+absl::StatusOr<BoundOperator> find_operator(absl::string_view qualified_name);
+
+// All overloads of `qualified_name_without_overload` ("aten::add").
+std::vector<BoundOperator> find_overloads(absl::string_view qualified_name_without_overload);
+
+// Binds `args` and `kwargs` to `schema`: a stack in schema order, with defaults
+// and coercions applied. The error names the argument that does not fit.
+absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& schema,
+                                                 std::vector<c10::IValue> args,
+                                                 const IValueKwargs& kwargs);
+
+// `value` as an IValue of `type` when Python would accept it there (see the
+// file comment); an error otherwise.
+absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr& type,
+                                           c10::optional<int32_t> list_size = c10::nullopt);
+
+// The message of a libtorch exception without its C++ backtrace.
+std::string exception_message(const std::exception& e);
+
+}  // namespace fx
+
+#endif  // FX_RUNTIME_OPERATOR_BINDING_H_

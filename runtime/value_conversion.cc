@@ -1,0 +1,315 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/value_conversion.h"
+
+#include <ATen/core/Dict.h>
+#include <ATen/core/List.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace fx {
+namespace {
+
+c10::TypePtr strip_optional(const c10::TypePtr& type) {
+  if (type && type->kind() == c10::TypeKind::OptionalType) {
+    return type->expectRef<c10::OptionalType>().getElementType();
+  }
+  return type;
+}
+
+std::string describe(const Argument& arg) {
+  return std::string(kind_name(arg.kind()));
+}
+
+absl::Status mismatch(const Argument& arg, const c10::TypePtr& type) {
+  return absl::InvalidArgumentError(absl::StrCat("expected a value of type ", type->repr_str(),
+                                                 " but got a ", describe(arg)));
+}
+
+absl::StatusOr<c10::IValue> infer(const Argument& arg, const NodeValueFn& node_value);
+
+// A list whose IValue type follows its elements: int[], float[], bool[],
+// Tensor[], or a generic list.
+absl::StatusOr<c10::IValue> infer_list(const std::vector<Argument>& items,
+                                       const NodeValueFn& node_value) {
+  std::vector<c10::IValue> values;
+  values.reserve(items.size());
+  for (const Argument& a : items) {
+    auto v = infer(a, node_value);
+    if (!v.ok()) return v.status();
+    values.push_back(std::move(*v));
+  }
+  auto all = [&](auto pred) { return std::all_of(values.begin(), values.end(), pred); };
+  if (!values.empty() && all([](const c10::IValue& v) { return v.isInt(); })) {
+    c10::List<int64_t> l;
+    for (auto& v : values) l.push_back(v.toInt());
+    return c10::IValue(l);
+  }
+  if (!values.empty() && all([](const c10::IValue& v) { return v.isDouble(); })) {
+    c10::List<double> l;
+    for (auto& v : values) l.push_back(v.toDouble());
+    return c10::IValue(l);
+  }
+  if (!values.empty() && all([](const c10::IValue& v) { return v.isBool(); })) {
+    c10::List<bool> l;
+    for (auto& v : values) l.push_back(v.toBool());
+    return c10::IValue(l);
+  }
+  if (!values.empty() && all([](const c10::IValue& v) { return v.isTensor(); })) {
+    c10::List<at::Tensor> l;
+    for (auto& v : values) l.push_back(v.toTensor());
+    return c10::IValue(l);
+  }
+  c10::impl::GenericList l(c10::AnyType::get());
+  for (auto& v : values) l.push_back(std::move(v));
+  return c10::IValue(l);
+}
+
+absl::StatusOr<c10::IValue> infer(const Argument& arg, const NodeValueFn& node_value) {
+  switch (arg.kind()) {
+    case Argument::Kind::kNone:
+      return c10::IValue();
+    case Argument::Kind::kBool:
+      return c10::IValue(arg.to_bool());
+    case Argument::Kind::kInt:
+      return c10::IValue(arg.to_int());
+    case Argument::Kind::kDouble:
+      return c10::IValue(arg.to_double());
+    case Argument::Kind::kString:
+      return c10::IValue(arg.to_string());
+    case Argument::Kind::kNode:
+      if (!node_value) return absl::InternalError("node reference without a value source");
+      return node_value(arg.to_node());
+    case Argument::Kind::kList:
+      return infer_list(arg.elements(), node_value);
+    case Argument::Kind::kTuple: {
+      std::vector<c10::IValue> values;
+      for (const Argument& a : arg.elements()) {
+        auto v = infer(a, node_value);
+        if (!v.ok()) return v.status();
+        values.push_back(std::move(*v));
+      }
+      return c10::IValue(c10::ivalue::Tuple::create(std::move(values)));
+    }
+    case Argument::Kind::kDict: {
+      c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
+      for (const auto& [k, a] : arg.dict_items()) {
+        auto v = infer(a, node_value);
+        if (!v.ok()) return v.status();
+        d.insert(k, std::move(*v));
+      }
+      return c10::IValue(d);
+    }
+    case Argument::Kind::kDtype:
+      return c10::IValue(static_cast<int64_t>(arg.to_dtype()));
+    case Argument::Kind::kDevice:
+      return c10::IValue(arg.to_device());
+    case Argument::Kind::kLayout:
+      return c10::IValue(static_cast<int64_t>(arg.to_layout()));
+    case Argument::Kind::kMemoryFormat:
+      return c10::IValue(static_cast<int64_t>(arg.to_memory_format()));
+  }
+  return absl::InternalError("unknown argument kind");
+}
+
+absl::StatusOr<c10::IValue> typed_list(const std::vector<Argument>& items,
+                                       const c10::TypePtr& element,
+                                       const NodeValueFn& node_value) {
+  std::vector<c10::IValue> values;
+  values.reserve(items.size());
+  for (const Argument& a : items) {
+    auto v = argument_to_ivalue(a, element, node_value);
+    if (!v.ok()) return v.status();
+    values.push_back(std::move(*v));
+  }
+  switch (element->kind()) {
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::SymIntType: {
+      c10::List<int64_t> l;
+      for (auto& v : values) l.push_back(v.toInt());
+      return c10::IValue(l);
+    }
+    case c10::TypeKind::FloatType: {
+      c10::List<double> l;
+      for (auto& v : values) l.push_back(v.toDouble());
+      return c10::IValue(l);
+    }
+    case c10::TypeKind::BoolType: {
+      c10::List<bool> l;
+      for (auto& v : values) l.push_back(v.toBool());
+      return c10::IValue(l);
+    }
+    case c10::TypeKind::TensorType: {
+      c10::List<at::Tensor> l;
+      for (auto& v : values) l.push_back(v.toTensor());
+      return c10::IValue(l);
+    }
+    default: {
+      c10::impl::GenericList l(element);
+      for (auto& v : values) l.push_back(std::move(v));
+      return c10::IValue(l);
+    }
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<c10::IValue> argument_to_ivalue(const Argument& arg, const c10::TypePtr& type,
+                                               const NodeValueFn& node_value) {
+  if (!type || type->kind() == c10::TypeKind::AnyType) return infer(arg, node_value);
+  if (type->kind() == c10::TypeKind::OptionalType) {
+    if (arg.is_none()) return c10::IValue();
+    return argument_to_ivalue(arg, strip_optional(type), node_value);
+  }
+  if (arg.is_node()) {
+    auto v = node_value ? node_value(arg.to_node())
+                        : absl::StatusOr<c10::IValue>(absl::InternalError("no node values"));
+    if (!v.ok()) return v.status();
+    // Ints are accepted where floats or Scalars are expected, as in Python.
+    if (type->kind() == c10::TypeKind::FloatType && v->isInt()) return c10::IValue(double(v->toInt()));
+    return v;
+  }
+  switch (type->kind()) {
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::SymIntType:
+    case c10::TypeKind::ScalarTypeType:
+    case c10::TypeKind::LayoutType:
+    case c10::TypeKind::MemoryFormatType:
+      if (arg.is_int()) return c10::IValue(arg.to_int());
+      if (arg.is_bool()) return c10::IValue(int64_t{arg.to_bool()});
+      if (arg.is_dtype()) return c10::IValue(static_cast<int64_t>(arg.to_dtype()));
+      if (arg.is_layout()) return c10::IValue(static_cast<int64_t>(arg.to_layout()));
+      if (arg.is_memory_format()) return c10::IValue(static_cast<int64_t>(arg.to_memory_format()));
+      return mismatch(arg, type);
+    case c10::TypeKind::FloatType:
+      if (arg.is_double()) return c10::IValue(arg.to_double());
+      if (arg.is_int()) return c10::IValue(static_cast<double>(arg.to_int()));
+      return mismatch(arg, type);
+    case c10::TypeKind::NumberType:
+      if (arg.is_int()) return c10::IValue(arg.to_int());
+      if (arg.is_double()) return c10::IValue(arg.to_double());
+      if (arg.is_bool()) return c10::IValue(arg.to_bool());
+      return mismatch(arg, type);
+    case c10::TypeKind::BoolType:
+      if (arg.is_bool()) return c10::IValue(arg.to_bool());
+      return mismatch(arg, type);
+    case c10::TypeKind::StringType:
+      if (arg.is_string()) return c10::IValue(arg.to_string());
+      return mismatch(arg, type);
+    case c10::TypeKind::DeviceObjType:
+      if (arg.is_device()) return c10::IValue(arg.to_device());
+      if (arg.is_string()) return c10::IValue(c10::Device(arg.to_string()));
+      return mismatch(arg, type);
+    case c10::TypeKind::ListType: {
+      const c10::TypePtr element = type->expectRef<c10::ListType>().getElementType();
+      if (arg.is_sequence()) return typed_list(arg.elements(), element, node_value);
+      return mismatch(arg, type);
+    }
+    case c10::TypeKind::TupleType: {
+      if (!arg.is_sequence()) return mismatch(arg, type);
+      const auto& elements = type->expectRef<c10::TupleType>().elements();
+      if (elements.size() != arg.elements().size()) return mismatch(arg, type);
+      std::vector<c10::IValue> values;
+      for (size_t i = 0; i < elements.size(); ++i) {
+        auto v = argument_to_ivalue(arg.elements()[i], elements[i], node_value);
+        if (!v.ok()) return v.status();
+        values.push_back(std::move(*v));
+      }
+      return c10::IValue(c10::ivalue::Tuple::create(std::move(values)));
+    }
+    case c10::TypeKind::DictType: {
+      if (!arg.is_dict()) return mismatch(arg, type);
+      const auto& dict_type = type->expectRef<c10::DictType>();
+      c10::impl::GenericDict d(dict_type.getKeyType(), dict_type.getValueType());
+      for (const auto& [k, a] : arg.dict_items()) {
+        auto v = argument_to_ivalue(a, dict_type.getValueType(), node_value);
+        if (!v.ok()) return v.status();
+        d.insert(k, std::move(*v));
+      }
+      return c10::IValue(d);
+    }
+    default:
+      return infer(arg, node_value);
+  }
+}
+
+Argument int_as_literal(int64_t value, const c10::TypePtr& type) {
+  const c10::TypePtr t = strip_optional(type);
+  if (t) {
+    switch (t->kind()) {
+      case c10::TypeKind::ScalarTypeType:
+        return static_cast<c10::ScalarType>(value);
+      case c10::TypeKind::LayoutType:
+        return static_cast<c10::Layout>(value);
+      case c10::TypeKind::MemoryFormatType:
+        return static_cast<c10::MemoryFormat>(value);
+      default:
+        break;
+    }
+  }
+  return value;
+}
+
+absl::StatusOr<Argument> ivalue_to_argument(const c10::IValue& value, const c10::TypePtr& type) {
+  if (value.isNone()) return Argument();
+  if (value.isBool()) return Argument(value.toBool());
+  if (value.isInt()) return int_as_literal(value.toInt(), type);
+  if (value.isDouble()) return Argument(value.toDouble());
+  if (value.isString()) return Argument(value.toStringRef());
+  if (value.isDevice()) return Argument(value.toDevice());
+  auto element_type = [&](size_t i) -> c10::TypePtr {
+    const c10::TypePtr t = strip_optional(type);
+    if (!t) return nullptr;
+    if (t->kind() == c10::TypeKind::ListType) return t->expectRef<c10::ListType>().getElementType();
+    if (t->kind() == c10::TypeKind::TupleType) {
+      const auto& els = t->expectRef<c10::TupleType>().elements();
+      return i < els.size() ? els[i] : nullptr;
+    }
+    return nullptr;
+  };
+  if (value.isList()) {
+    std::vector<Argument> items;
+    const c10::List<c10::IValue> list = value.toList();
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto a = ivalue_to_argument(list.get(i), element_type(i));
+      if (!a.ok()) return a.status();
+      items.push_back(std::move(*a));
+    }
+    return Argument::List(std::move(items));
+  }
+  if (value.isTuple()) {
+    std::vector<Argument> items;
+    const auto& elements = value.toTupleRef().elements();
+    for (size_t i = 0; i < elements.size(); ++i) {
+      auto a = ivalue_to_argument(elements[i], element_type(i));
+      if (!a.ok()) return a.status();
+      items.push_back(std::move(*a));
+    }
+    return Argument::Tuple(std::move(items));
+  }
+  if (value.isGenericDict()) {
+    Kwargs items;
+    for (const auto& entry : value.toGenericDict()) {
+      if (!entry.key().isString()) {
+        return absl::InvalidArgumentError("a dict literal needs string keys, got " +
+                                          entry.key().tagKind());
+      }
+      auto a = ivalue_to_argument(entry.value());
+      if (!a.ok()) return a.status();
+      items.emplace_back(entry.key().toStringRef(), std::move(*a));
+    }
+    return Argument::Dict(std::move(items));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("a value of type ", value.type()->repr_str(),
+                                                 " cannot be a graph literal"));
+}
+
+bool type_contains_tensor(const c10::TypePtr& type) {
+  if (!type) return false;
+  if (type->kind() == c10::TypeKind::TensorType) return true;
+  for (const c10::TypePtr& t : type->containedTypes()) {
+    if (type_contains_tensor(t)) return true;
+  }
+  return false;
+}
+
+}  // namespace fx

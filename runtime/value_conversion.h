@@ -1,0 +1,52 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// value_conversion.h: between graph literals (fx::Argument) and libtorch values
+// (c10::IValue).
+//
+// A graph holds literals as Arguments; operators take IValues typed as their
+// schema says. The conversions follow TorchScript's conventions: dtypes,
+// layouts and memory formats are ints, a Python list of ints is an `int[]`
+// (c10::List<int64_t>), of tensors a `Tensor[]`, and so on. When a schema type
+// is known, conversion follows it (an int becomes a float where a float is
+// expected, None is accepted where the type is Optional); without one, the
+// IValue type is inferred from the value.
+#ifndef FX_RUNTIME_VALUE_CONVERSION_H_
+#define FX_RUNTIME_VALUE_CONVERSION_H_
+
+#include <functional>
+
+#include <ATen/core/ivalue.h>
+#include <ATen/core/jit_type.h>
+
+#include "absl/status/statusor.h"
+#include "core/argument.h"
+
+namespace fx {
+
+// Supplies the runtime value of a node referenced by an argument.
+using NodeValueFn = std::function<absl::StatusOr<c10::IValue>(Node*)>;
+
+// Converts `arg` to an IValue of `type` (nullptr: inferred). Node references
+// are resolved with `node_value` (may be empty when `arg` has none). Errors
+// say what was expected and what was found.
+absl::StatusOr<c10::IValue> argument_to_ivalue(const Argument& arg, const c10::TypePtr& type,
+                                               const NodeValueFn& node_value = nullptr);
+
+// Converts a value known when tracing to a graph literal: None, bool, int,
+// float, str, device, and lists, tuples and string-keyed dicts of those.
+// `type` (a schema's real type, may be nullptr) turns ints into dtypes,
+// layouts or memory formats where that is what they mean. Tensors, modules and
+// other objects are not literals: the error says so.
+absl::StatusOr<Argument> ivalue_to_argument(const c10::IValue& value,
+                                            const c10::TypePtr& type = nullptr);
+
+// True when `type` is, or contains, a Tensor type.
+bool type_contains_tensor(const c10::TypePtr& type);
+
+// The kind of literal an int stands for under `type`: dtype, layout, memory
+// format, or a plain int (TorchScript passes all four as int).
+Argument int_as_literal(int64_t value, const c10::TypePtr& type);
+
+}  // namespace fx
+
+#endif  // FX_RUNTIME_VALUE_CONVERSION_H_
