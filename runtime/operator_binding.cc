@@ -94,7 +94,12 @@ absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr
     if (value.isNone()) return value;
     t = t->expectRef<c10::OptionalType>().getElementType();
   }
-  if (t->kind() == c10::TypeKind::AnyType || value.type()->isSubtypeOf(*t)) return value;
+  // Generic parameters (`t[]` of aten::len.t) accept any value of their shape:
+  // TorchScript resolved the type variable when it compiled the call.
+  if (t->kind() == c10::TypeKind::AnyType || t->hasFreeVariables() ||
+      value.type()->isSubtypeOf(*t)) {
+    return value;
+  }
   switch (t->kind()) {
     case c10::TypeKind::FloatType:
       if (value.isInt()) return c10::IValue(static_cast<double>(value.toInt()));

@@ -1,0 +1,76 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tests/testing/values.h"
+
+#include <ATen/ATen.h>
+
+#include "gtest/gtest.h"
+
+namespace fx {
+namespace testing {
+
+bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why) {
+  if (a.isTensor() && b.isTensor()) {
+    if (a.toTensor().sizes() != b.toTensor().sizes()) {
+      *why = "tensor shapes differ";
+      return false;
+    }
+    if (!at::allclose(a.toTensor().to(at::kDouble), b.toTensor().to(at::kDouble), 1e-4, 1e-5)) {
+      *why = "tensor values differ";
+      return false;
+    }
+    return true;
+  }
+  if ((a.isTuple() || a.isList()) && (b.isTuple() || b.isList())) {
+    const auto x = a.isTuple() ? a.toTupleRef().elements().vec() : a.toListRef().vec();
+    const auto y = b.isTuple() ? b.toTupleRef().elements().vec() : b.toListRef().vec();
+    if (x.size() != y.size()) {
+      *why = "sequence lengths differ";
+      return false;
+    }
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!all_close(x[i], y[i], why)) {
+        *why = "element " + std::to_string(i) + ": " + *why;
+        return false;
+      }
+    }
+    return true;
+  }
+  if (a == b) return true;
+  *why = std::string(a.tagKind()) + " vs " + b.tagKind();
+  return false;
+}
+
+namespace {
+std::vector<c10::IValue> clone(const std::vector<c10::IValue>& inputs) {
+  std::vector<c10::IValue> out;
+  for (const c10::IValue& v : inputs) out.push_back(v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
+  return out;
+}
+}  // namespace
+
+void expect_same_outputs(GraphModule& gm, torch::jit::Module module,
+                         const std::vector<c10::IValue>& inputs) {
+  auto got = gm(clone(inputs));
+  ASSERT_TRUE(got.ok()) << got.status();
+  c10::IValue want = module.forward(clone(inputs));
+  std::string why;
+  EXPECT_TRUE(all_close(*got, want, &why)) << why;
+}
+
+std::vector<c10::IValue> example_inputs(const std::string& fixture) {
+  at::manual_seed(0);
+  if (fixture == "m2") return {at::rand({3, 4}), at::rand({3, 4})};
+  if (fixture == "my_module") return {at::rand({5, 4})};
+  if (fixture == "simple_model") return {at::rand({2, 10})};
+  if (fixture == "multi_io") return {at::rand({2, 4}), at::rand({2, 3})};
+  if (fixture == "ops") return {at::rand({2, 4}), at::rand({2, 4})};
+  if (fixture == "frozen_linear") return {at::rand({2, 4})};
+  if (fixture == "m1" || fixture == "m_relu_add" || fixture == "exp_tan" ||
+      fixture == "train_mode" || fixture == "inplace_input") {
+    return {at::randn({3, 4})};
+  }
+  return {at::rand({1, 3, 224, 224})};
+}
+
+}  // namespace testing
+}  // namespace fx

@@ -1,0 +1,35 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// values.h: comparing what a GraphModule computes with what the TorchScript
+// module it was traced from computes.
+#ifndef FX_TESTS_TESTING_VALUES_H_
+#define FX_TESTS_TESTING_VALUES_H_
+
+#include <string>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+#include <torch/csrc/jit/api/module.h>
+
+#include "runtime/graph_module.h"
+
+namespace fx {
+namespace testing {
+
+// True when `a` and `b` have the same structure (tuples, lists) and their
+// tensors are allclose; `why` says where they differ.
+bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why);
+
+// Runs `gm` and `module.forward` on copies of `inputs` and expects the same
+// outputs (allclose), as a gtest failure otherwise.
+void expect_same_outputs(GraphModule& gm, torch::jit::Module module,
+                         const std::vector<c10::IValue>& inputs);
+
+// Inputs for a fixture (by file name without ".pt"): an image batch for the
+// torchvision models, small tensors for the rest.
+std::vector<c10::IValue> example_inputs(const std::string& fixture);
+
+}  // namespace testing
+}  // namespace fx
+
+#endif  // FX_TESTS_TESTING_VALUES_H_

@@ -1,0 +1,43 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tracer/module_ref.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace fx {
+
+std::string python_type_name(const c10::ClassType& type) {
+  if (!type.name()) return "";
+  std::vector<std::string> kept;
+  for (absl::string_view atom : absl::StrSplit(type.name()->qualifiedName(), '.')) {
+    // TorchScript prefixes user code with `__torch__` and renames a class it
+    // compiled twice with different attributes to `___torch_mangle_<n>.Class`.
+    if (atom == "__torch__" || absl::StartsWith(atom, "___torch_mangle_")) continue;
+    kept.emplace_back(atom);
+  }
+  return absl::StrJoin(kept, ".");
+}
+
+ModuleClass describe_module_class(const c10::ClassType& type) {
+  ModuleClass c;
+  c.type_name = python_type_name(type);
+  const size_t dot = c.type_name.rfind('.');
+  c.class_name = dot == std::string::npos ? c.type_name : c.type_name.substr(dot + 1);
+  c.is_torch_nn = absl::StartsWith(c.type_name, "torch.nn.") ||
+                  absl::StartsWith(c.type_name, "torch.ao.nn.");
+  c.is_container = c.is_torch_nn && (c.class_name == "Sequential" || c.class_name == "ModuleList" ||
+                                     c.class_name == "ModuleDict");
+  return c;
+}
+
+std::vector<std::pair<std::string, at::Tensor>> ModuleRef::named_parameters() const {
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  for (const auto& p : info_->module.named_parameters(/*recurse=*/true)) {
+    out.emplace_back(qualname().empty() ? p.name : absl::StrCat(qualname(), ".", p.name), p.value);
+  }
+  return out;
+}
+
+}  // namespace fx

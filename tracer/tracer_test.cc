@@ -1,0 +1,321 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tracer/tracer.h"
+
+#include <ATen/ATen.h>
+
+#include "core/printer.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/values.h"
+
+namespace fx {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+GraphModule trace_ok(const std::string& fixture, TraceOptions options = {}) {
+  Tracer tracer(options);
+  auto gm = tracer.trace(testing::load_fixture(fixture));
+  EXPECT_TRUE(gm.ok()) << gm.status();
+  if (!gm.ok()) std::abort();
+  EXPECT_TRUE(gm->lint().ok()) << gm->lint();
+  return std::move(*gm);
+}
+
+std::vector<std::string> names(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Node* n : g.nodes()) out.push_back(n->name());
+  return out;
+}
+
+std::vector<std::string> targets(const Graph& g, Op op) {
+  std::vector<std::string> out;
+  for (const Node* n : g.find_nodes(op)) out.push_back(n->target());
+  return out;
+}
+
+TEST(TracerTest, PlaceholdersTakePythonNamesDefaultsAndAnnotations) {
+  GraphModule gm = trace_ok("multi_io.pt");
+  std::vector<Node*> inputs = gm.graph().placeholders();
+  ASSERT_EQ(inputs.size(), 3u);
+  EXPECT_EQ(inputs[0]->name(), "x");
+  EXPECT_EQ(inputs[1]->name(), "y");
+  EXPECT_EQ(inputs[2]->name(), "alpha");
+  EXPECT_TRUE(inputs[0]->args().empty());
+  EXPECT_TRUE(inputs[0]->type().empty());  // Tensor: unannotated in Python
+  EXPECT_EQ(inputs[2]->type(), "float");
+  ASSERT_EQ(inputs[2]->args().size(), 1u);
+  EXPECT_EQ(inputs[2]->args()[0], Argument(0.5));
+  EXPECT_THAT(python_code(gm.graph()), HasSubstr("def forward(self, x, y, alpha : float = 0.5):"));
+}
+
+TEST(TracerTest, LeafModulesAreCalledAndOthersTracedThrough) {
+  GraphModule gm = trace_ok("multi_io.pt");
+  // nn.Linear is a leaf; the ModuleList loop is unrolled into its elements.
+  EXPECT_THAT(targets(gm.graph(), Op::kCallModule), ElementsAre("proj", "blocks.0", "blocks.1"));
+}
+
+TEST(TracerTest, ParametersAndBuffersBecomeGetAttrOnce) {
+  GraphModule my_module = trace_ok("my_module.pt");
+  EXPECT_THAT(targets(my_module.graph(), Op::kGetAttr), ElementsAre("linear.weight"));
+  GraphModule multi_io = trace_ok("multi_io.pt");
+  EXPECT_THAT(targets(multi_io.graph(), Op::kGetAttr), ElementsAre("offset"));
+}
+
+TEST(TracerTest, TensorConstantsBecomeAttributesOfTheGraphModule) {
+  GraphModule gm = trace_ok("frozen_linear.pt");
+  EXPECT_THAT(targets(gm.graph(), Op::kGetAttr),
+              ElementsAre("_tensor_constant0", "_tensor_constant1"));
+  EXPECT_TRUE(gm.own_attributes().contains("_tensor_constant0"));
+  EXPECT_TRUE(gm.get_attr("_tensor_constant1")->isTensor());
+  testing::expect_same_outputs(gm, testing::load_fixture("frozen_linear.pt"), {at::rand({2, 4})});
+}
+
+TEST(TracerTest, OperatorsKeepOverloadsAndDropDefaults) {
+  GraphModule gm = trace_ok("ops.pt");
+  const Graph& g = gm.graph();
+  Node* add = g.find_node("add_2");  // torch.add(x, y, alpha=2)
+  ASSERT_NE(add, nullptr) << format_graph(g);
+  EXPECT_EQ(add->target(), "aten::add.Tensor");
+  EXPECT_THAT(add->kwargs(), ElementsAre(std::make_pair(std::string("alpha"), Argument(2))));
+  Node* sum = g.find_node("sum_1");  // x.sum(dim=1, keepdim=True)
+  ASSERT_NE(sum, nullptr);
+  EXPECT_EQ(sum->target(), "aten::sum.dim_IntList");
+  EXPECT_EQ(sum->args().size(), 3u);  // the default dtype is dropped
+  EXPECT_EQ(sum->args()[1], Argument::List({1}));
+  EXPECT_TRUE(sum->kwargs().empty());
+  Node* zeros = g.find_node("zeros");  // torch.zeros(3, dtype=torch.float64)
+  ASSERT_NE(zeros, nullptr);
+  EXPECT_EQ(zeros->args()[0], Argument::List({3}));
+  EXPECT_THAT(zeros->kwargs(), ElementsAre(std::make_pair(std::string("dtype"), Argument(c10::kDouble))));
+  Node* clamp = g.find_node("clamp");  // x.clamp(min=0.0)
+  ASSERT_NE(clamp, nullptr);
+  EXPECT_EQ(clamp->args().size(), 2u);
+}
+
+TEST(TracerTest, AttributesDecideConditionsAndLoopsAtTraceTime) {
+  GraphModule gm = trace_ok("ops.pt");
+  const std::string code = python_code(gm.graph());
+  // eval mode: `if self.training: x = x * 2` is gone; `for i in range(self.n)` unrolled.
+  EXPECT_THAT(code, ::testing::Not(HasSubstr("aten.mul.Tensor(x, 2)")));
+  EXPECT_THAT(code, HasSubstr("add = torch.ops.aten.add.Scalar(x, 0)"));
+  EXPECT_THAT(code, HasSubstr("add_1 = torch.ops.aten.add.Scalar(add, 1)"));
+  testing::expect_same_outputs(gm, testing::load_fixture("ops.pt"),
+                               {at::rand({2, 4}), at::rand({2, 4})});
+}
+
+TEST(TracerTest, TrainingModeIsAnOption) {
+  TraceOptions training;
+  training.training = true;
+  GraphModule train = trace_ok("train_mode.pt", training);
+  EXPECT_NE(train.graph().find_node("mul"), nullptr);
+  GraphModule eval = trace_ok("train_mode.pt");
+  EXPECT_EQ(eval.graph().find_node("mul"), nullptr);
+  EXPECT_THAT(targets(eval.graph(), Op::kCallModule), ElementsAre("drop"));
+}
+
+TEST(TracerTest, InputChecksBecomeAssertionsOrAreDropped) {
+  GraphModule gm = trace_ok("ops.pt");
+  std::vector<Node*> asserts = gm.graph().find_nodes(Op::kCallFunction, "torch._assert");
+  ASSERT_EQ(asserts.size(), 1u);
+  EXPECT_EQ(asserts[0]->args()[1], Argument("expected 2D input"));
+  EXPECT_EQ(asserts[0]->args()[0].to_node()->target(), "operator.not_");
+  // The check runs: a 3-D input fails with the model's message.
+  auto out = gm({at::rand({2, 4, 1}), at::rand({2, 4, 1})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()), HasSubstr("expected 2D input"));
+
+  TraceOptions drop;
+  drop.assertions = AssertionMode::kDrop;
+  GraphModule dropped = trace_ok("ops.pt", drop);
+  EXPECT_THAT(dropped.graph().find_nodes(Op::kCallFunction, "torch._assert"), IsEmpty());
+}
+
+TEST(TracerTest, MultiResultOperatorsGiveOneNodeAndGetitems) {
+  GraphModule gm = trace_ok("ops.pt");
+  Node* max = gm.graph().find_node("max_1");
+  ASSERT_NE(max, nullptr) << format_graph(gm.graph());
+  EXPECT_EQ(max->target(), "aten::max.dim");
+  std::vector<Node*> items = gm.graph().find_nodes(Op::kCallFunction, "operator.getitem");
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0]->args(), (Arguments{max, 0}));
+  EXPECT_EQ(items[1]->args(), (Arguments{max, 1}));
+  // All results returned together: the node itself, as torch.fx's `topk`.
+  GraphModule my_module = trace_ok("my_module.pt");
+  EXPECT_EQ(my_module.graph().output_node()->args()[0].to_node()->name(), "topk");
+}
+
+TEST(TracerTest, InPlaceOperatorsAreFunctionalisedOnlyWhereUnobservable) {
+  GraphModule gm = trace_ok("ops.pt");
+  const Graph& g = gm.graph();
+  // v = x.view(-1); v.add_(1): a view, stays in place and impure.
+  std::vector<Node*> add_ = g.find_nodes(Op::kCallFunction, "aten::add_.Scalar");
+  ASSERT_EQ(add_.size(), 1u);
+  EXPECT_TRUE(add_[0]->is_impure());
+  // w = x.clamp(...); w.mul_(3): fresh, recorded out of place, and the
+  // returned `w` is the new value.
+  EXPECT_THAT(g.find_nodes(Op::kCallFunction, "aten::mul_.Scalar"), IsEmpty());
+  Node* mul = g.find_node("mul");
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(mul->target(), "aten::mul.Scalar");
+  EXPECT_EQ(g.output_node()->args()[0].elements()[4].to_node(), mul);
+
+  // An input mutated in place stays in place; later reads see the new value.
+  GraphModule input = trace_ok("inplace_input.pt");
+  Node* inplace = input.graph().find_node("add_");
+  ASSERT_NE(inplace, nullptr) << format_graph(input.graph());
+  EXPECT_TRUE(inplace->is_impure());
+  EXPECT_EQ(input.graph().find_node("mul")->args()[0].to_node(), inplace);
+  at::Tensor a = at::rand({3});
+  at::Tensor expected = (a + 1) * 2;
+  auto out = input({a.clone()});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(at::allclose(out->toTensor(), expected));
+}
+
+TEST(TracerTest, ControlFlowOnInputsIsAnErrorNamingTheSourceLine) {
+  auto gm = Tracer().trace(testing::load_fixture("control_flow.pt"));
+  ASSERT_FALSE(gm.ok());
+  const std::string message(gm.status().message());
+  EXPECT_THAT(message, HasSubstr("seed_models.py:"));
+  EXPECT_THAT(message, HasSubstr("`if x.sum() > 0:`"));
+  EXPECT_THAT(message, HasSubstr("control flow depends on an input value"));
+  EXPECT_THAT(message, HasSubstr("leaf"));
+}
+
+TEST(TracerTest, ModuleStateMutationIsAnError) {
+  auto gm = Tracer().trace(testing::load_fixture("stateful.pt"));
+  ASSERT_FALSE(gm.ok());
+  EXPECT_THAT(std::string(gm.status().message()), HasSubstr("assigns module attribute 'calls'"));
+  EXPECT_THAT(std::string(gm.status().message()), HasSubstr("tracer_models.py:"));
+}
+
+TEST(TracerTest, MissingMethodIsAnError) {
+  TraceOptions options;
+  options.method = "predict";
+  auto gm = Tracer(options).trace(testing::load_fixture("m1.pt"));
+  ASSERT_FALSE(gm.ok());
+  EXPECT_THAT(std::string(gm.status().message()), HasSubstr("no method 'predict'"));
+}
+
+// Records every hook call, to check composition and order.
+class Recorder : public TracerExtension {
+ public:
+  Recorder(std::string tag, std::vector<std::string>* log) : tag_(std::move(tag)), log_(log) {}
+  void begin_trace(Tracer&, const ModuleRef& root) override { log_->push_back(tag_ + ":begin"); }
+  absl::Status end_trace(Tracer&, GraphModule& gm) override {
+    gm.meta().set(tag_, true);
+    log_->push_back(tag_ + ":end");
+    return absl::OkStatus();
+  }
+  absl::StatusOr<Argument> call_module(Tracer& t, const ModuleRef& m, const ModuleForward& f,
+                                       const Arguments& args, const Kwargs& kwargs,
+                                       CallModuleNext next) override {
+    log_->push_back(absl::StrCat(tag_, ":call_module:", t.path_of_module(m), ":", m.class_name()));
+    return next(m, f, args, kwargs);
+  }
+  Node* create_proxy(Tracer& t, Op op, absl::string_view target, Arguments args, Kwargs kwargs,
+                     absl::string_view name, CreateProxyNext next) override {
+    log_->push_back(absl::StrCat(tag_, ":create_proxy:", op_name(op)));
+    return next(op, target, std::move(args), std::move(kwargs), name);
+  }
+  Node* create_node(Tracer& t, Op op, absl::string_view target, Arguments args, Kwargs kwargs,
+                    absl::string_view name, CreateNodeNext next) override {
+    Node* n = next(op, target, std::move(args), std::move(kwargs), name);
+    n->meta().set(tag_, true);
+    log_->push_back(absl::StrCat(tag_, ":create_node:", n->name()));
+    return n;
+  }
+
+ private:
+  std::string tag_;
+  std::vector<std::string>* log_;
+};
+
+TEST(TracerTest, ExtensionsComposeInOrder) {
+  std::vector<std::string> log;
+  Tracer tracer;
+  tracer.add_extension(std::make_shared<Recorder>("a", &log));
+  tracer.add_extension(std::make_shared<Recorder>("b", &log));
+  auto gm = tracer.trace(testing::load_fixture("m1.pt"));
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  EXPECT_THAT(log, ElementsAre("a:begin", "b:begin",                                    //
+                               "a:create_proxy:placeholder", "b:create_proxy:placeholder",
+                               "b:create_node:x", "a:create_node:x",                  //
+                               "a:call_module:relu:ReLU", "b:call_module:relu:ReLU",  //
+                               "a:create_proxy:call_module", "b:create_proxy:call_module",
+                               "b:create_node:relu", "a:create_node:relu",            //
+                               "b:create_node:output", "a:create_node:output",        //
+                               "a:end", "b:end"));
+  for (const Node* n : gm->graph().nodes()) {
+    EXPECT_TRUE(n->meta().contains("a") && n->meta().contains("b")) << n->name();
+  }
+  EXPECT_TRUE(gm->meta().contains("a"));
+}
+
+// The seed's LowerReluTracer, as an extension.
+class LowerRelu : public TracerExtension {
+  bool is_leaf_module(Tracer& t, const ModuleRef& m, IsLeafModuleNext next) override {
+    if (m.class_name() == "ReLU") return false;
+    return next(m);
+  }
+};
+
+TEST(TracerTest, LeafDecisionsCanBeOverridden) {
+  Tracer tracer;
+  tracer.add_extension(std::make_shared<LowerRelu>());
+  auto gm = tracer.trace(testing::load_fixture("m1.pt"));
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  EXPECT_THAT(names(gm->graph()), ElementsAre("x", "relu", "output"));
+  EXPECT_EQ(gm->graph().find_node("relu")->op(), Op::kCallFunction);
+  EXPECT_EQ(gm->graph().find_node("relu")->target(), "aten::relu");
+}
+
+TEST(TracerTest, ModuleRefDescribesTheClass) {
+  auto m = testing::load_fixture("resnet18.pt");
+  ModuleClass c = describe_module_class(*m.attr("layer2").toObject()->type());
+  EXPECT_EQ(c.type_name, "torch.nn.modules.container.Sequential");
+  EXPECT_TRUE(c.is_torch_nn);
+  EXPECT_TRUE(c.is_container);
+  ModuleClass block = describe_module_class(
+      *m.attr("layer2").toObject()->getAttr("0").toObject()->type());
+  EXPECT_EQ(block.type_name, "torchvision.models.resnet.BasicBlock");
+  EXPECT_FALSE(block.is_torch_nn);
+}
+
+TEST(TracerTest, TraceIntoInlinesASubmoduleCall) {
+  GraphModule gm = trace_ok("m_relu_add.pt");
+  Graph& g = gm.graph();
+  Node* call = g.find_node("relu");
+  ASSERT_EQ(call->op(), Op::kCallModule);
+  Tracer tracer;
+  tracer.add_extension(std::make_shared<LowerRelu>());
+  absl::StatusOr<Argument> body;
+  {
+    auto guard = g.inserting_before(call);
+    body = tracer.trace_into(gm, call->target(), call->args());
+  }
+  ASSERT_TRUE(body.ok()) << body.status();
+  call->replace_all_uses_with(body->to_node());
+  ASSERT_TRUE(g.erase_node(call).ok());
+  EXPECT_TRUE(gm.lint().ok()) << gm.lint();
+  EXPECT_THAT(targets(g, Op::kCallModule), IsEmpty());
+  EXPECT_EQ(body->to_node()->target(), "aten::relu");
+  testing::expect_same_outputs(gm, testing::load_fixture("m_relu_add.pt"), {at::randn({3, 2})});
+}
+
+TEST(TracerTest, TracedModulesComputeWhatTheirScriptsCompute) {
+  for (const char* name : {"m1", "m2", "m_relu_add", "my_module", "simple_model", "exp_tan",
+                           "multi_io", "train_mode"}) {
+    SCOPED_TRACE(name);
+    torch::jit::Module m = testing::load_fixture(std::string(name) + ".pt");
+    GraphModule gm = trace_ok(std::string(name) + ".pt");
+    testing::expect_same_outputs(gm, m, testing::example_inputs(name));
+  }
+}
+
+}  // namespace
+}  // namespace fx
