@@ -27,6 +27,11 @@ bool is_module_value(const c10::IValue& v) {
 
 }  // namespace
 
+torch::jit::Module empty_module(const std::string& class_name) {
+  return torch::jit::Module(c10::QualifiedName(absl::StrCat("__torch__.fx.", class_name)),
+                            std::make_shared<torch::jit::CompilationUnit>());
+}
+
 GraphModule::GraphModule(torch::jit::Module root, std::unique_ptr<Graph> graph,
                          std::string class_name)
     : root_(std::move(root)), graph_(std::move(graph)), class_name_(std::move(class_name)) {}
@@ -131,9 +136,9 @@ absl::StatusOr<c10::IValue> GraphModule::forward(std::vector<c10::IValue> inputs
 absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& source,
                                                          std::unique_ptr<Graph> graph,
                                                          std::string class_name) {
-  auto cu = std::make_shared<torch::jit::CompilationUnit>();
-  const std::string root_type = absl::StrCat("__torch__.fx.", class_name);
-  torch::jit::Module root(c10::QualifiedName(root_type), cu);
+  torch::jit::Module root = empty_module(class_name);
+  const std::string root_type = root.type()->name()->qualifiedName();
+  auto cu = root._ivalue()->compilation_unit();
   GraphModule result(root, std::move(graph), std::move(class_name));
 
   // Intermediate modules created so far, by qualified name.

@@ -39,6 +39,10 @@ namespace fx {
 
 class Interpreter;
 
+// A new TorchScript module with no attributes or methods, of class
+// `__torch__.fx.<class_name>`: the root of a GraphModule built from scratch.
+torch::jit::Module empty_module(const std::string& class_name);
+
 class GraphModule {
  public:
   // `root` owns the state `graph` refers to. `class_name` names the module in

@@ -426,9 +426,36 @@ absl::Status resolve(NodePlan& p, const std::vector<c10::IValue>& args,
   const Node& node = *p.node;
   auto target = python_target(node.op(), node.target());
   if (!target.ok()) return node_error(node, target.status().message());
-  auto try_overloads = [&](const std::string& name,
-                           const std::vector<c10::IValue>& candidate_args) -> bool {
+  // TorchScript passes dtypes, layouts and memory formats as ints; a graph
+  // literal says which it is. An int literal never binds to a dtype parameter
+  // (so `x.view(-1)` is not `view.dtype`).
+  auto literal_fits = [&](const c10::FunctionSchema& schema, bool swapped) {
+    const auto& params = schema.arguments();
+    auto fits = [](const c10::Argument& p, const Argument& a) {
+      c10::TypePtr t = p.real_type();
+      if (t->kind() == c10::TypeKind::OptionalType) {
+        t = t->expectRef<c10::OptionalType>().getElementType();
+      }
+      const bool enum_like = t->kind() == c10::TypeKind::ScalarTypeType ||
+                             t->kind() == c10::TypeKind::LayoutType ||
+                             t->kind() == c10::TypeKind::MemoryFormatType;
+      return !(enum_like && a.is_int());
+    };
+    for (size_t i = 0; i < node.args().size() && i < params.size(); ++i) {
+      const size_t arg_index = swapped && node.args().size() == 2 ? 1 - i : i;
+      if (!fits(params[i], node.args()[arg_index])) return false;
+    }
+    for (const auto& [key, value] : node.kwargs()) {
+      for (const c10::Argument& p : params) {
+        if (p.name() == key && !fits(p, value)) return false;
+      }
+    }
+    return true;
+  };
+  auto try_overloads = [&](const std::string& name, const std::vector<c10::IValue>& candidate_args,
+                           bool swapped = false) -> bool {
     for (const BoundOperator& op : find_overloads(name)) {
+      if (!literal_fits(*op.schema, swapped)) continue;
       if (op.schema->is_mutable() && node.op() == Op::kCallFunction &&
           !absl::string_view(name).empty() && name.back() != '_') {
         continue;  // `out=` overloads write to an argument
@@ -446,12 +473,12 @@ absl::Status resolve(NodePlan& p, const std::vector<c10::IValue>& args,
   }
   // `2 - x`: Python's reflected operators on a number and a tensor.
   if (args.size() == 2 && is_number(args[0]) && args[1].isTensor()) {
-    if (target->commutative && try_overloads(target->aten_name, {args[1], args[0]})) {
+    if (target->commutative && try_overloads(target->aten_name, {args[1], args[0]}, true)) {
       p.resolved = p.swap_operands = true;
       return absl::OkStatus();
     }
     if (!target->reflected_name.empty() &&
-        try_overloads(target->reflected_name, {args[1], args[0]})) {
+        try_overloads(target->reflected_name, {args[1], args[0]}, true)) {
       p.resolved = p.swap_operands = true;
       return absl::OkStatus();
     }

@@ -109,8 +109,14 @@ absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr
       break;
     case c10::TypeKind::ListType: {
       const c10::TypePtr element = t->expectRef<c10::ListType>().getElementType();
+      const bool int_list = element->kind() == c10::TypeKind::IntType ||
+                            element->kind() == c10::TypeKind::SymIntType;
+      if (int_list && value.isInt()) {
+        // `int[2]` accepts one int, repeated; `int[]` one int, as Python's
+        // `x.view(-1)` passes its sizes.
+        return make_typed_list(element, std::vector<c10::IValue>(list_size.value_or(1), value));
+      }
       if (list_size && !value.isList() && !value.isTuple()) {
-        // `int[2]` accepts one int, repeated.
         auto e = coerce_to_type(value, element);
         if (!e.ok()) break;
         return make_typed_list(element, std::vector<c10::IValue>(*list_size, *e));

@@ -85,6 +85,7 @@
 #include "core/graph.h"
 #include "runtime/graph_module.h"
 #include "tracer/module_ref.h"
+#include "tracer/proxy.h"
 
 namespace fx {
 
@@ -153,11 +154,11 @@ struct TraceOptions {
   std::string method = "forward";
 };
 
-class Tracer {
+class Tracer : public TracerBase {
  public:
   Tracer();
   explicit Tracer(TraceOptions options);
-  ~Tracer();
+  ~Tracer() override;
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
 
@@ -184,7 +185,7 @@ class Tracer {
   absl::StatusOr<Argument> call_module(const ModuleRef& m, const ModuleForward& forward,
                                        const Arguments& args, const Kwargs& kwargs);
   Node* create_proxy(Op op, absl::string_view target, Arguments args, Kwargs kwargs,
-                     absl::string_view name = {});
+                     absl::string_view name = {}) override;
   Node* create_node(Op op, absl::string_view target, Arguments args, Kwargs kwargs,
                     absl::string_view name = {});
   // The qualified name of `m` in the root (torch.fx's path_of_module).
