@@ -90,6 +90,10 @@ const std::string* Graph::intern(absl::string_view s) {
 
 std::string Graph::unique_name(Op op, const std::string* target, absl::string_view name) {
   if (!name.empty()) return names_.create_name(name);
+  if (op != Op::kCallFunction && op != Op::kCallMethod && op != Op::kOutput) {
+    // Module and attribute paths are rarely repeated: no cache.
+    return names_.create_name(candidate_name_for_target(*target, false));
+  }
   auto [it, inserted] = candidates_.try_emplace(std::make_pair(op, target));
   if (inserted) {
     it->second = op == Op::kOutput ? std::string("output")

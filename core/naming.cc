@@ -119,8 +119,26 @@ absl::string_view function_base_name(absl::string_view name) {
 }
 
 std::string candidate_name_for_target(absl::string_view target, bool is_function) {
-  absl::string_view op = is_function ? function_base_name(target) : target;
-  return snake_case(strip_magic(op));
+  absl::string_view op = strip_magic(is_function ? function_base_name(target) : target);
+  // snake_case and the illegal-character rewrite of create_name in one pass
+  // (create_name leaves identifiers alone).
+  std::string out;
+  out.reserve(op.size() + 4);
+  bool prev_lower = false;
+  bool in_illegal_run = false;
+  for (char c : op) {
+    if (!is_identifier_char(c)) {
+      if (!in_illegal_run) out.push_back('_');
+      in_illegal_run = true;
+      prev_lower = false;
+      continue;
+    }
+    in_illegal_run = false;
+    if (prev_lower && absl::ascii_isupper(c)) out.push_back('_');
+    out.push_back(absl::ascii_tolower(c));
+    prev_lower = absl::ascii_islower(c);
+  }
+  return out;
 }
 
 namespace {
@@ -156,16 +174,17 @@ Namespace::Base& Namespace::base_entry(absl::string_view base) {
 }
 
 bool Namespace::taken(const Base& b, int64_t number) {
-  return (number >= 1 && number <= b.prefix) || b.numbers.contains(number);
+  return (number >= 1 && number <= b.prefix) || (b.numbers && b.numbers->contains(number));
 }
 
 void Namespace::take(Base& b, int64_t number) {
   if (number != b.prefix + 1) {
-    b.numbers.insert(number);
+    if (!b.numbers) b.numbers = std::make_unique<absl::flat_hash_set<int64_t>>();
+    b.numbers->insert(number);
     return;
   }
   ++b.prefix;
-  while (!b.numbers.empty() && b.numbers.erase(b.prefix + 1) > 0) ++b.prefix;
+  while (b.numbers && !b.numbers->empty() && b.numbers->erase(b.prefix + 1) > 0) ++b.prefix;
 }
 
 bool Namespace::is_used(absl::string_view name) const {
@@ -194,13 +213,15 @@ bool Namespace::reserve(absl::string_view name) {
 }
 
 std::string Namespace::create_name(absl::string_view raw_candidate) {
-  // Most candidates are identifiers already: only copy those that are not.
-  std::string sanitized;
-  absl::string_view candidate = raw_candidate;
+  return create_name(std::string(raw_candidate));
+}
+
+std::string Namespace::create_name(std::string&& raw_candidate) {
+  // Most candidates are identifiers already: only rewrite those that are not.
+  std::string candidate = std::move(raw_candidate);
   if (!is_python_identifier(candidate)) {
-    sanitized = sanitize(raw_candidate);
-    if (sanitized.empty() || absl::ascii_isdigit(sanitized[0])) sanitized.insert(0, "_");
-    candidate = sanitized;
+    candidate = sanitize(candidate);
+    if (candidate.empty() || absl::ascii_isdigit(candidate[0])) candidate.insert(0, "_");
   }
 
   absl::string_view base_view = candidate;
@@ -211,7 +232,7 @@ std::string Namespace::create_name(absl::string_view raw_candidate) {
   if (!numbered) {
     if (!b.bare_taken && !b.reserved) {
       b.bare_taken = true;
-      return std::string(candidate);
+      return candidate;
     }
   } else if (!taken(b, number)) {
     // Names with a number suffix are never reserved words.

@@ -24,6 +24,7 @@
 #define FX_CORE_NAMING_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,11 @@ class Namespace {
  public:
   // Returns a unique name for `candidate` and reserves it (FX's create_name).
   std::string create_name(absl::string_view candidate);
+  std::string create_name(const char* candidate) {
+    return create_name(absl::string_view(candidate));
+  }
+  // The same, reusing the candidate's storage for the result.
+  std::string create_name(std::string&& candidate);
   // True when `name` has been handed out or reserved.
   bool is_used(absl::string_view name) const;
   // Reserves `name` exactly as given (no sanitising), e.g. a global in generated
@@ -53,7 +59,8 @@ class Namespace {
     bool bare_taken = false;  // the name `base` itself
     bool reserved = false;    // `base` is a Python keyword, builtin or FX global
     int64_t prefix = 0;       // base_1 .. base_<prefix> are all taken
-    absl::flat_hash_set<int64_t> numbers;  // other taken numbers (0, > prefix + 1)
+    // Other taken numbers (0, > prefix + 1); allocated when first needed.
+    std::unique_ptr<absl::flat_hash_set<int64_t>> numbers;
   };
   Base& base_entry(absl::string_view base);
   static bool taken(const Base& b, int64_t number);
@@ -63,9 +70,9 @@ class Namespace {
   size_t size_ = 0;
 };
 
-// The candidate name torch.fx derives from a node's target (before it is made
-// unique): see the file comment. `is_function` selects the rule for
-// call_function targets (qualified function names).
+// The candidate name torch.fx derives from a node's target before it is made
+// unique (snake_case, illegal characters rewritten): see the file comment.
+// `is_function` selects the rule for call_function targets (qualified names).
 std::string candidate_name_for_target(absl::string_view target, bool is_function);
 
 // Splits a name as create_name spells it into base and number: `add_12` ->

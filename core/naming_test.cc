@@ -93,8 +93,9 @@ TEST(NamingTest, CandidatesFromTargets) {
   EXPECT_EQ(candidate_name_for_target("aten::add_.Tensor", true), "add_");
   EXPECT_EQ(candidate_name_for_target("torch.sum", true), "sum");
   EXPECT_EQ(candidate_name_for_target("__add__", false), "add");
-  EXPECT_EQ(candidate_name_for_target("layer1.0.conv1", false), "layer1.0.conv1");
-  EXPECT_EQ(candidate_name_for_target("MyModule.Sub", false), "my_module.sub");
+  EXPECT_EQ(candidate_name_for_target("layer1.0.conv1", false), "layer1_0_conv1");
+  EXPECT_EQ(candidate_name_for_target("MyModule.Sub", false), "my_module_sub");
+  EXPECT_EQ(candidate_name_for_target("mod.pascalCase", false), "mod_pascal_case");
   EXPECT_EQ(candidate_name_for_target("aten::__and__.Tensor", true), "and");
 }
 

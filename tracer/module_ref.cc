@@ -1,7 +1,9 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tracer/module_ref.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -30,6 +32,22 @@ ModuleClass describe_module_class(const c10::ClassType& type) {
   c.is_container = c.is_torch_nn && (c.class_name == "Sequential" || c.class_name == "ModuleList" ||
                                      c.class_name == "ModuleDict");
   return c;
+}
+
+const ModuleClass& module_class_of(const c10::ClassTypePtr& type) {
+  struct Cache {
+    absl::Mutex mu;
+    absl::flat_hash_map<const c10::ClassType*, std::pair<c10::ClassTypePtr, std::unique_ptr<ModuleClass>>>
+        classes ABSL_GUARDED_BY(mu);
+  };
+  static Cache* cache = new Cache();
+  absl::MutexLock lock(&cache->mu);
+  auto& entry = cache->classes[type.get()];
+  if (!entry.second) {
+    entry.first = type;  // keeps the type, and so its address, alive
+    entry.second = std::make_unique<ModuleClass>(describe_module_class(*type));
+  }
+  return *entry.second;
 }
 
 std::vector<std::pair<std::string, at::Tensor>> ModuleRef::named_parameters() const {

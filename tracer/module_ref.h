@@ -40,11 +40,17 @@ struct ModuleClass {
 // The facts about `type`.
 ModuleClass describe_module_class(const c10::ClassType& type);
 
+// What the tracer knows of one module object.
 struct ModuleInfo {
   torch::jit::Module module;
   std::string qualname;
   const ModuleClass* cls = nullptr;
+  const c10::ClassType* type = nullptr;
 };
+
+// The facts about `type`, computed once per type for the life of the process
+// (the cache keeps the type alive). Thread-safe.
+const ModuleClass& module_class_of(const c10::ClassTypePtr& type);
 
 class ModuleRef {
  public:

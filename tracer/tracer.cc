@@ -13,12 +13,15 @@
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <deque>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 
@@ -41,8 +44,9 @@ struct TValue {
   std::shared_ptr<ListStorage> list;   // kList: a mutable list (aten::append)
   Node* node = nullptr;                // kElement: result `index` of `node`
   int index = 0;
-  // kConcrete tensors read from a module attribute: its qualified name.
-  std::shared_ptr<const std::string> origin;
+  // kConcrete tensors read from a module attribute: its qualified name
+  // (owned by the engine).
+  const std::string* origin = nullptr;
 
   static TValue Concrete(c10::IValue v) {
     TValue t;
@@ -134,6 +138,37 @@ std::string annotation_for(const c10::TypePtr& type) {
   return type->annotation_str();
 }
 
+// The out-of-place operator with the same arguments as in-place `schema`
+// (`aten::add.Tensor` for `aten::add_.Tensor`), or nullptr. Cached for the
+// process: schemas live as long as the operator registry.
+const std::string* functional_variant(const c10::FunctionSchema& schema) {
+  struct Cache {
+    absl::Mutex mu;
+    absl::flat_hash_map<const c10::FunctionSchema*, std::unique_ptr<std::string>> variants
+        ABSL_GUARDED_BY(mu);
+  };
+  static Cache* cache = new Cache();
+  absl::MutexLock lock(&cache->mu);
+  auto [it, inserted] = cache->variants.try_emplace(&schema);
+  if (inserted) {
+    const std::string& name = schema.name();
+    const std::string functional_name = name.substr(0, name.size() - 1);
+    auto functional = find_operator(schema.overload_name().empty()
+                                        ? functional_name
+                                        : absl::StrCat(functional_name, ".", schema.overload_name()));
+    const auto& params = schema.arguments();
+    if (functional.ok() && functional->schema->arguments().size() == params.size() &&
+        !functional->schema->is_mutable()) {
+      bool same = true;
+      for (size_t i = 0; i < params.size(); ++i) {
+        same = same && functional->schema->arguments()[i].name() == params[i].name();
+      }
+      if (same) it->second = std::make_unique<std::string>(functional->name());
+    }
+  }
+  return it->second.get();
+}
+
 // ---- The engine -------------------------------------------------------------
 
 class TraceEngine {
@@ -152,8 +187,16 @@ class TraceEngine {
   TValue from_argument(const Argument& a, const c10::TypePtr& type);
 
  private:
+  // A method of a module, or a function (self == nullptr), being traced.
+  struct Context {
+    const ModuleInfo* self;
+    const std::string* method;
+    const jit::Function* function;
+  };
+  std::string describe(const Context& c) const;
+
   absl::StatusOr<TValue> call_graph(jit::Graph& graph, const ModuleInfo* self,
-                                    std::vector<TValue> inputs, const std::string& what);
+                                    std::vector<TValue> inputs, Context context);
   absl::Status run_block(const jit::Block* block, Frame& frame);
   absl::Status run_node(const jit::Node* n, Frame& frame);
 
@@ -170,7 +213,9 @@ class TraceEngine {
                                const std::vector<TValue>& inputs, Frame& frame);
   absl::Status evaluate(const jit::Node* n, const std::vector<c10::IValue>& inputs, Frame& frame);
 
-  TValue lookup(const Frame& frame, const jit::Value* v) const;
+  // The value of `v` (None when unset). The reference is valid until the
+  // frame's table changes.
+  const TValue& lookup(const Frame& frame, const jit::Value* v) const;
   std::vector<TValue> inputs_of(const jit::Node* n, const Frame& frame) const;
   // The value as an IValue when it is known at trace time.
   c10::optional<c10::IValue> as_concrete(const TValue& v, const c10::TypePtr& type) const;
@@ -188,10 +233,24 @@ class TraceEngine {
 
   Tracer& tracer_;
   GraphModule& gm_;
-  std::vector<std::unique_ptr<ModuleInfo>> modules_;
+  std::deque<ModuleInfo> modules_;
   absl::flat_hash_map<const c10::ivalue::Object*, const ModuleInfo*> module_by_object_;
-  absl::flat_hash_map<const c10::ClassType*, std::unique_ptr<ModuleClass>> classes_;
   absl::flat_hash_map<std::string, Node*> parameters_;
+  // In front of the process-wide (locked) cache of module_class_of.
+  absl::flat_hash_map<const c10::ClassType*, const ModuleClass*> classes_;
+  // get_attr nodes by (owner module, attribute slot): no string work on repeats.
+  absl::flat_hash_map<std::pair<const ModuleInfo*, size_t>, Node*> attribute_nodes_;
+  std::deque<std::string> names_;
+  absl::flat_hash_map<const jit::Graph*, size_t> graph_sizes_;
+  // What prim::GetAttr and prim::CallMethod nodes resolve to for the type they
+  // last met: a method graph runs for many modules of one type (ResNet's blocks).
+  struct Resolved {
+    const std::string* name = nullptr;
+    const c10::ClassType* type = nullptr;
+    c10::optional<size_t> slot;
+    jit::Function* method = nullptr;
+  };
+  absl::flat_hash_map<const jit::Node*, Resolved> resolved_;
   absl::flat_hash_map<const c10::TensorImpl*, Node*> tensor_constants_;
   absl::flat_hash_map<std::pair<Node*, int>, Node*> elements_;
   // In-place operators recorded out of place: the newest version of a value.
@@ -200,12 +259,19 @@ class TraceEngine {
   absl::flat_hash_map<Node*, Node*> view_base_;
   absl::flat_hash_set<Node*> has_views_;
   // What is being traced, outermost first, for error messages.
-  std::vector<std::string> context_;
+  std::vector<Context> context_;
   int depth_ = 0;
 };
 
+std::string TraceEngine::describe(const Context& c) const {
+  if (c.self == nullptr) return absl::StrCat("function ", c.function->qualname().qualifiedName());
+  return absl::StrCat(c.self->cls->class_name, ".", *c.method,
+                      c.self->qualname.empty() ? std::string(" (the root module)")
+                                               : absl::StrCat(" (module '", c.self->qualname, "')"));
+}
+
 absl::Status TraceEngine::error(const jit::Node* n, absl::string_view what) const {
-  std::string where = context_.empty() ? std::string() : absl::StrCat(" in ", context_.back());
+  std::string where = context_.empty() ? std::string() : absl::StrCat(" in ", describe(context_.back()));
   return absl::InvalidArgumentError(absl::StrCat(what, at_source(n), where));
 }
 
@@ -213,17 +279,16 @@ const ModuleInfo* TraceEngine::module_info(const c10::intrusive_ptr<c10::ivalue:
                                            const std::string& qualname) {
   auto it = module_by_object_.find(object.get());
   if (it != module_by_object_.end()) return it->second;
-  const c10::ClassType* type = object->type().get();
-  auto& cls = classes_[type];
-  if (!cls) cls = std::make_unique<ModuleClass>(describe_module_class(*type));
-  auto info = std::make_unique<ModuleInfo>();
-  info->module = torch::jit::Module(object);
-  info->qualname = qualname;
-  info->cls = cls.get();
-  const ModuleInfo* raw = info.get();
-  modules_.push_back(std::move(info));
-  module_by_object_.emplace(object.get(), raw);
-  return raw;
+  ModuleInfo& info = modules_.emplace_back();
+  const c10::ClassTypePtr type = object->type();
+  info.module = torch::jit::Module(object);
+  info.qualname = qualname;
+  const ModuleClass*& cls = classes_[type.get()];
+  if (cls == nullptr) cls = &module_class_of(type);
+  info.cls = cls;
+  info.type = type.get();
+  module_by_object_.emplace(object.get(), &info);
+  return &info;
 }
 
 Node* TraceEngine::resolve(Node* n) const {
@@ -237,13 +302,17 @@ Node* TraceEngine::resolve(Node* n) const {
 
 Argument TraceEngine::resolve(const Argument& a) const {
   if (version_of_.empty()) return a;
+  if (a.is_node()) return resolve(a.to_node());
+  bool stale = false;
+  for_each_node(a, [&](Node* n) { stale = stale || version_of_.contains(n); });
+  if (!stale) return a;
   return map_arg(a, [this](Node* n) -> Argument { return resolve(n); });
 }
 
-TValue TraceEngine::lookup(const Frame& frame, const jit::Value* v) const {
+const TValue& TraceEngine::lookup(const Frame& frame, const jit::Value* v) const {
+  static const TValue* const kUnset = new TValue();
   auto it = frame.values.find(v);
-  if (it != frame.values.end()) return it->second;
-  return TValue::Concrete(c10::IValue());
+  return it != frame.values.end() ? it->second : *kUnset;
 }
 
 std::vector<TValue> TraceEngine::inputs_of(const jit::Node* n, const Frame& frame) const {
@@ -346,7 +415,7 @@ absl::StatusOr<Argument> TraceEngine::to_argument(const TValue& v, const c10::Ty
       return Argument::List(std::move(items));
     }
     case TValue::Kind::kConcrete:
-      return concrete_to_argument(v.concrete, type, v.origin.get());
+      return concrete_to_argument(v.concrete, type, v.origin);
   }
   return absl::InternalError("unknown value kind");
 }
@@ -362,29 +431,29 @@ TValue TraceEngine::from_argument(const Argument& a, const c10::TypePtr& type) {
 absl::StatusOr<TValue> TraceEngine::call_method(const ModuleInfo* self, const std::string& method,
                                                 std::vector<TValue> inputs,
                                                 const jit::Node* call_site) {
-  const auto type = self->module._ivalue()->type();
-  jit::Function* fn = type->findMethod(method);
+  jit::Function* fn = self->type->findMethod(method);
   if (fn == nullptr) {
     return absl::NotFoundError(absl::StrCat("module '", self->qualname, "' (",
                                             self->cls->type_name, ") has no method '", method, "'"));
   }
-  jit::Graph& graph = *jit::toGraphFunction(*fn).graph();
-  const std::string what =
-      absl::StrCat(self->cls->class_name, ".", method,
-                   self->qualname.empty() ? std::string(" (the root module)")
-                                          : absl::StrCat(" (module '", self->qualname, "')"));
-  return call_graph(graph, self, std::move(inputs), what);
+  return call_graph(*jit::toGraphFunction(*fn).graph(), self, std::move(inputs),
+                    Context{self, &method, fn});
 }
 
 absl::StatusOr<TValue> TraceEngine::call_graph(jit::Graph& graph, const ModuleInfo* self,
-                                               std::vector<TValue> inputs,
-                                               const std::string& what) {
-  if (++depth_ > 256) {
-    --depth_;
-    return absl::ResourceExhaustedError(absl::StrCat("calls nest deeper than 256 at ", what));
+                                               std::vector<TValue> inputs, Context context) {
+  if (depth_ >= 256) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("calls nest deeper than 256 at ", describe(context)));
   }
   Frame frame;
   frame.self = self;
+  // Size the value table once: a method graph has about two values a node.
+  frame.values.reserve(graph_sizes_.try_emplace(&graph, [&] {
+    size_t n = graph.inputs().size();
+    for (const jit::Node* node : graph.nodes()) n += node->outputs().size() + 2 * node->blocks().size();
+    return n;
+  }()).first->second);
   const auto graph_inputs = graph.inputs();
   size_t first = 0;
   if (self != nullptr) {
@@ -392,14 +461,15 @@ absl::StatusOr<TValue> TraceEngine::call_graph(jit::Graph& graph, const ModuleIn
     first = 1;
   }
   if (inputs.size() != graph_inputs.size() - first) {
-    --depth_;
-    return absl::InvalidArgumentError(absl::StrCat(what, " takes ", graph_inputs.size() - first,
+    return absl::InvalidArgumentError(absl::StrCat(describe(context), " takes ",
+                                                   graph_inputs.size() - first,
                                                    " arguments but was given ", inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     frame.values[graph_inputs[first + i]] = std::move(inputs[i]);
   }
-  context_.push_back(what);
+  ++depth_;
+  context_.push_back(context);
   absl::Status s = run_block(graph.block(), frame);
   context_.pop_back();
   --depth_;
@@ -460,8 +530,10 @@ absl::Status TraceEngine::run_node(const jit::Node* n, Frame& frame) {
 }
 
 absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
-  const std::string& name = n->s(c10::attr::name);
-  TValue object = lookup(frame, n->input(0));
+  Resolved& resolved = resolved_[n];
+  if (resolved.name == nullptr) resolved.name = &n->s(c10::attr::name);
+  const std::string& name = *resolved.name;
+  const TValue& object = lookup(frame, n->input(0));
   if (object.kind == TValue::Kind::kConcrete && object.concrete.isObject()) {
     frame.values[n->output()] = TValue::Concrete(object.concrete.toObjectRef().getAttr(name));
     return absl::OkStatus();
@@ -470,35 +542,53 @@ absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
     return error(n, absl::StrCat("attribute '", name, "' is read from a value that is not a module"));
   }
   const ModuleInfo* owner = object.module;
-  const auto& obj = owner->module._ivalue();
-  const auto& type = obj->type();
-  const std::string qualname = owner->qualname.empty() ? name : absl::StrCat(owner->qualname, ".", name);
-  auto slot = type->findAttributeSlot(name);
+  const c10::ivalue::Object& obj = *owner->module._ivalue();
+  const c10::ClassType& type = *owner->type;
+  if (resolved.type != owner->type) {
+    resolved.type = owner->type;
+    resolved.slot = type.findAttributeSlot(name);
+  }
+  const c10::optional<size_t> slot = resolved.slot;
   if (!slot) {
-    if (auto constant = type->findConstantSlot(name)) {
-      frame.values[n->output()] = TValue::Concrete(type->getConstant(*constant));
+    if (auto constant = type.findConstantSlot(name)) {
+      frame.values[n->output()] = TValue::Concrete(type.getConstant(*constant));
       return absl::OkStatus();
     }
     return error(n, absl::StrCat("module '", owner->qualname, "' has no attribute '", name, "'"));
   }
-  c10::IValue value = obj->getSlot(*slot);
-  if (value.isObject() && value.toObjectRef().type()->is_module()) {
-    frame.values[n->output()] = TValue::Module(module_info(value.toObject(), qualname));
+  auto qualname = [&] {
+    return owner->qualname.empty() ? name : absl::StrCat(owner->qualname, ".", name);
+  };
+  const c10::IValue& value = obj.getSlot(*slot);
+  if (value.isObject()) {
+    const auto& child = value.toObject();
+    auto known = module_by_object_.find(child.get());
+    if (known != module_by_object_.end()) {
+      frame.values[n->output()] = TValue::Module(known->second);
+      return absl::OkStatus();
+    }
+    if (child->type()->is_module()) {
+      frame.values[n->output()] = TValue::Module(module_info(child, qualname()));
+      return absl::OkStatus();
+    }
+  }
+  if (type.is_parameter(*slot) || type.is_buffer(*slot)) {
+    auto [it, inserted] = attribute_nodes_.try_emplace(std::make_pair(owner, *slot), nullptr);
+    if (inserted) it->second = parameter_node(qualname());
+    frame.values[n->output()] = TValue::Symbolic(it->second);
     return absl::OkStatus();
   }
-  if (type->is_parameter(*slot) || type->is_buffer(*slot)) {
-    frame.values[n->output()] = TValue::Symbolic(parameter_node(qualname));
-    return absl::OkStatus();
-  }
-  TValue t = TValue::Concrete(std::move(value));
-  if (t.concrete.isTensor()) t.origin = std::make_shared<const std::string>(qualname);
+  TValue t = TValue::Concrete(value);
+  if (t.concrete.isTensor()) t.origin = &names_.emplace_back(qualname());
   frame.values[n->output()] = std::move(t);
   return absl::OkStatus();
 }
 
 absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
-  const std::string& name = n->s(c10::attr::name);
-  TValue object = lookup(frame, n->input(0));
+  Resolved& resolved = resolved_[n];
+  if (resolved.name == nullptr) resolved.name = &n->s(c10::attr::name);
+  const std::string& name = *resolved.name;
+  const TValue& object = lookup(frame, n->input(0));
   if (object.kind != TValue::Kind::kModule) {
     return error(n, absl::StrCat("method '", name, "' is called on a value that is not a module"));
   }
@@ -519,23 +609,36 @@ absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
       if (!a.ok()) return error(n, a.status().message());
       args.push_back(std::move(*a));
     }
-    jit::Function* fn = target->module._ivalue()->type()->findMethod(name);
+    if (resolved.type != target->type) {
+      resolved.type = target->type;
+      resolved.method = target->type->findMethod(name);
+    }
+    jit::Function* fn = resolved.method;
     if (fn == nullptr) return error(n, absl::StrCat("no method '", name, "'"));
-    const jit::Graph& callee = *jit::toGraphFunction(*fn).graph();
-    ModuleForward forward = [this, target, name, n, &callee](
-                                const Arguments& call_args,
+    // What tracing through needs, behind one pointer (no allocation for the closure).
+    struct Callee {
+      TraceEngine* engine;
+      const ModuleInfo* module;
+      const std::string* method;
+      const jit::Graph* graph;
+    } callee{this, target, &name, jit::toGraphFunction(*fn).graph().get()};
+    const Callee* c = &callee;
+    ModuleForward forward = [c](const Arguments& call_args,
                                 const Kwargs& call_kwargs) -> absl::StatusOr<Argument> {
       if (!call_kwargs.empty()) {
-        return absl::InvalidArgumentError("keyword arguments to a scripted forward are not supported");
+        return absl::InvalidArgumentError(
+            "keyword arguments to a scripted forward are not supported");
       }
+      const auto ins = c->graph->inputs();
       std::vector<TValue> values;
+      values.reserve(call_args.size());
       for (size_t i = 0; i < call_args.size(); ++i) {
-        const auto& ins = callee.inputs();
-        values.push_back(from_argument(call_args[i], i + 1 < ins.size() ? ins[i + 1]->type() : nullptr));
+        values.push_back(
+            c->engine->from_argument(call_args[i], i + 1 < ins.size() ? ins[i + 1]->type() : nullptr));
       }
-      auto out = call_method(target, name, std::move(values), n);
+      auto out = c->engine->call_method(c->module, *c->method, std::move(values), nullptr);
       if (!out.ok()) return out.status();
-      return to_argument(*out, callee.outputs()[0]->type());
+      return c->engine->to_argument(*out, c->graph->outputs()[0]->type());
     };
     auto called = tracer_.call_module(ModuleRef(target), forward, args, {});
     if (!called.ok()) return called.status();
@@ -553,7 +656,7 @@ absl::Status TraceEngine::run_call_function(const jit::Node* n, Frame& frame) {
   std::vector<TValue> inputs = inputs_of(n, frame);
   inputs.erase(inputs.begin());
   auto result = call_graph(*jit::toGraphFunction(*fn).graph(), nullptr, std::move(inputs),
-                           absl::StrCat("function ", fn->qualname().qualifiedName()));
+                           Context{nullptr, nullptr, fn});
   if (!result.ok()) return result.status();
   frame.values[n->output()] = std::move(*result);
   return absl::OkStatus();
@@ -939,20 +1042,9 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
                        mutated->op() == Op::kCallModule) &&
                       !view_base_.contains(mutated) && !has_views_.contains(mutated);
     if (safe) {
-      const std::string functional_name = name.substr(0, name.size() - 1);
-      auto functional = find_operator(schema.overload_name().empty()
-                                          ? functional_name
-                                          : absl::StrCat(functional_name, ".", schema.overload_name()));
-      if (functional.ok() && functional->schema->arguments().size() == params.size() &&
-          !functional->schema->is_mutable()) {
-        bool same = true;
-        for (size_t i = 0; i < params.size(); ++i) {
-          same = same && functional->schema->arguments()[i].name() == params[i].name();
-        }
-        if (same) {
-          target = functional->name();
-          functionalized = true;
-        }
+      if (const std::string* functional = functional_variant(schema)) {
+        target = *functional;
+        functionalized = true;
       }
     }
   }

@@ -11,11 +11,15 @@ namespace fx {
 namespace testing {
 
 std::string fixture_path(const std::string& name) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
+  // Tests get TEST_SRCDIR; `bazel run` starts binaries in their runfiles tree.
   const char* workspace = std::getenv("TEST_WORKSPACE");
-  std::string root = srcdir != nullptr ? srcdir : ".";
-  root += "/";
-  root += workspace != nullptr ? workspace : "fx_cpp";
+  const std::string ws = workspace != nullptr ? workspace : "fx_cpp";
+  std::string root = ".";
+  if (const char* srcdir = std::getenv("TEST_SRCDIR")) {
+    root = std::string(srcdir) + "/" + ws;
+  } else if (const char* runfiles = std::getenv("RUNFILES_DIR")) {
+    root = std::string(runfiles) + "/" + ws;
+  }
   return root + "/tests/fixtures/" + name;
 }
 
