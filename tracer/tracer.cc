@@ -449,11 +449,14 @@ absl::StatusOr<TValue> TraceEngine::call_graph(jit::Graph& graph, const ModuleIn
   Frame frame;
   frame.self = self;
   // Size the value table once: a method graph has about two values a node.
-  frame.values.reserve(graph_sizes_.try_emplace(&graph, [&] {
-    size_t n = graph.inputs().size();
-    for (const jit::Node* node : graph.nodes()) n += node->outputs().size() + 2 * node->blocks().size();
-    return n;
-  }()).first->second);
+  auto [size, inserted] = graph_sizes_.try_emplace(&graph, 0);
+  if (inserted) {
+    size->second = graph.inputs().size();
+    for (const jit::Node* node : graph.nodes()) {
+      size->second += node->outputs().size() + 2 * node->blocks().size();
+    }
+  }
+  frame.values.reserve(size->second);
   const auto graph_inputs = graph.inputs();
   size_t first = 0;
   if (self != nullptr) {
@@ -502,7 +505,8 @@ absl::Status TraceEngine::run_node(const jit::Node* n, Frame& frame) {
   }
   if (kind == c10::prim::ListUnpack || kind == c10::prim::TupleUnpack) return run_unpack(n, frame);
   if (kind == c10::prim::unchecked_cast) {
-    frame.values[n->output()] = lookup(frame, n->input(0));
+    TValue same = lookup(frame, n->input(0));  // copied: inserting may move the table
+    frame.values[n->output()] = std::move(same);
     return absl::OkStatus();
   }
   if (kind == c10::prim::Uninitialized) {
@@ -711,7 +715,8 @@ absl::Status TraceEngine::run_if(const jit::Node* n, Frame& frame) {
   }
   if (absl::Status s = run_block(taken, frame); !s.ok()) return s;
   for (size_t i = 0; i < n->outputs().size(); ++i) {
-    frame.values[n->outputs()[i]] = lookup(frame, taken->outputs()[i]);
+    TValue out = lookup(frame, taken->outputs()[i]);  // copied: inserting may move the table
+    frame.values[n->outputs()[i]] = std::move(out);
   }
   return absl::OkStatus();
 }
