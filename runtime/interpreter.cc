@@ -2,9 +2,11 @@
 #include "runtime/interpreter.h"
 
 #include <ATen/ScalarOps.h>
+#include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/api/method.h>
 #include <torch/csrc/jit/mobile/type_parser.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/naming.h"
@@ -130,6 +132,8 @@ struct NodePlan {
   bool exact = false;         // the target names one overload
   bool swap_operands = false;  // reflected commutative operator
   bool wrap_first = false;     // reflected operator on a wrapped number
+  // call_function of a TorchScript function of the model (a leaf function)
+  torch::jit::Function* function = nullptr;
   // call_module
   c10::optional<torch::jit::Method> method;
   // get_attr
@@ -181,6 +185,16 @@ absl::Status Interpreter::build_plan() {
       }
       case Op::kCallFunction:
         p.builtin = builtin_for(n->target());
+        if (p.builtin == Builtin::kNone && n->target().find("::") == std::string::npos) {
+          // A leaf function of the model (TraceOptions::leaf_functions).
+          auto cu = module_.root()._ivalue()->compilation_unit();
+          if (cu != nullptr) {
+            const std::string name = absl::StartsWith(n->target(), "__torch__.")
+                                         ? n->target()
+                                         : absl::StrCat("__torch__.", n->target());
+            p.function = cu->find_function(c10::QualifiedName(name));
+          }
+        }
         if (p.builtin == Builtin::kNone && n->target().find("::") != std::string::npos) {
           auto op = find_operator(n->target());
           // `ns::name` without overload is resolved by argument types later.
@@ -527,6 +541,13 @@ absl::StatusOr<c10::IValue> Interpreter::call_function(const Node& node,
   if (p->builtin != Builtin::kNone) {
     if (!kwargs.empty()) return node_error(node, "takes no keyword arguments");
     return run_builtin(node, p->builtin, args);
+  }
+  if (p->function != nullptr) {
+    try {
+      return (*p->function)(std::move(args), torch::jit::Kwargs(kwargs.begin(), kwargs.end()));
+    } catch (const std::exception& e) {
+      return node_error(node, exception_message(e));
+    }
   }
   return run_operator(*p, std::move(args), kwargs);
 }

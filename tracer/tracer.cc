@@ -14,14 +14,17 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <deque>
+#include <sstream>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "core/printer.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 
@@ -129,6 +132,33 @@ bool is_forward_name(absl::string_view name) {
 std::string operator_target(const c10::FunctionSchema& schema) {
   return schema.overload_name().empty() ? schema.name()
                                         : absl::StrCat(schema.name(), ".", schema.overload_name());
+}
+
+// `__torch__.torchvision.models.x.___torch_mangle_3.f` -> `torchvision.models.x.f`.
+std::string python_qualified_name(const std::string& torchscript_name) {
+  std::vector<absl::string_view> kept;
+  for (absl::string_view atom : absl::StrSplit(torchscript_name, '.')) {
+    if (atom == "__torch__" || absl::StartsWith(atom, "___torch_mangle_")) continue;
+    kept.push_back(atom);
+  }
+  return absl::StrJoin(kept, ".");
+}
+
+// Python's str.format for the `{}` placeholders TorchScript compiles f-strings
+// to; traced values print as their node names (they only end up in messages).
+std::string format_message(const std::vector<std::string>& pieces) {
+  std::string out;
+  size_t next = 1;
+  const std::string& format = pieces[0];
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] == '{' && i + 1 < format.size() && format[i + 1] == '}' && next < pieces.size()) {
+      out += pieces[next++];
+      ++i;
+    } else {
+      out += format[i];
+    }
+  }
+  return out;
 }
 
 // The annotation torch.fx would show for a forward argument of this type: none
@@ -264,7 +294,9 @@ class TraceEngine {
 };
 
 std::string TraceEngine::describe(const Context& c) const {
-  if (c.self == nullptr) return absl::StrCat("function ", c.function->qualname().qualifiedName());
+  if (c.self == nullptr) {
+    return absl::StrCat("function ", python_qualified_name(c.function->qualname().qualifiedName()));
+  }
   return absl::StrCat(c.self->cls->class_name, ".", *c.method,
                       c.self->qualname.empty() ? std::string(" (the root module)")
                                                : absl::StrCat(" (module '", c.self->qualname, "')"));
@@ -659,6 +691,23 @@ absl::Status TraceEngine::run_call_function(const jit::Node* n, Frame& frame) {
   jit::Function* fn = fn_type->function();
   std::vector<TValue> inputs = inputs_of(n, frame);
   inputs.erase(inputs.begin());
+  const auto& leaves = tracer_.options().leaf_functions;
+  if (!leaves.empty()) {
+    const std::string python_name = python_qualified_name(fn->qualname().qualifiedName());
+    if (std::find(leaves.begin(), leaves.end(), python_name) != leaves.end()) {
+      // A leaf function (torch.fx's wrap): one node, run by the interpreter.
+      const auto& params = fn->getSchema().arguments();
+      Arguments args;
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        auto a = to_argument(inputs[i], i < params.size() ? params[i].real_type() : nullptr);
+        if (!a.ok()) return error(n, a.status().message());
+        args.push_back(std::move(*a));
+      }
+      Node* node = tracer_.create_proxy(Op::kCallFunction, python_name, std::move(args), {});
+      frame.values[n->output()] = TValue::Symbolic(node);
+      return absl::OkStatus();
+    }
+  }
   auto result = call_graph(*jit::toGraphFunction(*fn).graph(), nullptr, std::move(inputs),
                            Context{nullptr, nullptr, fn});
   if (!result.ok()) return result.status();
@@ -694,9 +743,10 @@ absl::Status TraceEngine::run_if(const jit::Node* n, Frame& frame) {
     const bool then_raises = raises(n->blocks()[0]);
     const bool else_raises = raises(n->blocks()[1]);
     if (then_raises == else_raises) {
-      return error(n, "control flow depends on an input value (torch.fx cannot trace this "
-                      "either); make the module that contains it a leaf "
-                      "(TracerExtension::is_leaf_module) so that it is called as a whole, or "
+      return error(n, "control flow depends on an input value, which symbolic tracing cannot "
+                      "follow (nor can torch.fx); make the module that contains it a leaf "
+                      "(TracerExtension::is_leaf_module) or the function a leaf function "
+                      "(TraceOptions::leaf_functions) so that it is called as a whole, or "
                       "compute the condition from module attributes");
     }
     // An input check: the other branch is the program; the check becomes an
@@ -726,9 +776,10 @@ absl::Status TraceEngine::run_loop(const jit::Node* n, Frame& frame) {
   TValue start = lookup(frame, n->input(1));
   if (!trip.is_concrete() || !trip.concrete.isInt() || !start.is_concrete() ||
       !start.concrete.isBool()) {
-    return error(n, "a loop's trip count or condition depends on an input value (torch.fx cannot "
-                    "trace this either); make the module that contains it a leaf "
-                    "(TracerExtension::is_leaf_module)");
+    return error(n, "a loop's trip count or condition depends on an input value, which symbolic "
+                    "tracing cannot follow (nor can torch.fx); make the module that contains it a "
+                    "leaf (TracerExtension::is_leaf_module) or the function a leaf function "
+                    "(TraceOptions::leaf_functions)");
   }
   const jit::Block* body = n->blocks()[0];
   std::vector<TValue> carried;
@@ -965,6 +1016,29 @@ absl::Status TraceEngine::run_operator(const jit::Node* n, Frame& frame) {
 
   const c10::FunctionSchema& schema = n->schema();
   std::vector<TValue> inputs = inputs_of(n, frame);
+
+  // f-strings (aten::format) only make messages: build them here, with traced
+  // values named, instead of recording a node.
+  if (n->kind() == c10::aten::format && !inputs.empty() && inputs[0].is_concrete() &&
+      inputs[0].concrete.isString()) {
+    std::vector<std::string> pieces = {inputs[0].concrete.toStringRef()};
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      if (inputs[i].is_concrete()) {
+        std::ostringstream ss;
+        if (inputs[i].concrete.isString()) {
+          ss << inputs[i].concrete.toStringRef();
+        } else {
+          ss << inputs[i].concrete;
+        }
+        pieces.push_back(ss.str());
+      } else {
+        auto a = to_argument(inputs[i], nullptr);
+        pieces.push_back(a.ok() ? python_repr(*a) : std::string("?"));
+      }
+    }
+    frame.values[n->output()] = TValue::Concrete(format_message(pieces));
+    return absl::OkStatus();
+  }
 
   // `x is None` on a traced value: a traced value is never None.
   if ((n->kind() == c10::aten::__is__ || n->kind() == c10::aten::__isnot__) && inputs.size() == 2) {

@@ -32,7 +32,9 @@
 //     unless TraceOptions::training says otherwise.
 //   * A branch that only raises (an input check such as "expected 4D input")
 //     becomes a `torch._assert` node, or is dropped (TraceOptions::assertions).
-//     Control flow that depends on an input is an error naming the source line.
+//     Control flow that depends on an input is an error naming the source line;
+//     making the module a leaf, or the function a leaf function
+//     (TraceOptions::leaf_functions, torch.fx's wrap), gets past it.
 //   * In-place operators on values nothing else can observe (ResNet's
 //     `out += identity`) are recorded out of place (`aten::add.Tensor`, named
 //     `add` as torch.fx names it), since torch.fx's Python semantics rebind the
@@ -152,6 +154,11 @@ struct TraceOptions {
   bool functionalize_inplace = true;
   // The method to trace.
   std::string method = "forward";
+  // TorchScript functions to record as call_function nodes instead of tracing
+  // through, by Python qualified name (`torchvision.models.swin_transformer.
+  // shifted_window_attention`, `clip` for a function of the script itself):
+  // torch.fx's `torch.fx.wrap`. The interpreter runs them from the model.
+  std::vector<std::string> leaf_functions;
 };
 
 class Tracer : public TracerBase {

@@ -186,6 +186,30 @@ TEST(TracerTest, ControlFlowOnInputsIsAnErrorNamingTheSourceLine) {
   EXPECT_THAT(message, HasSubstr("leaf"));
 }
 
+TEST(TracerTest, LeafFunctionsAreRecordedWholeAndRun) {
+  auto failed = Tracer().trace(testing::load_fixture("leaf_function.pt"));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(std::string(failed.status().message()), HasSubstr("leaf_functions"));
+  EXPECT_THAT(std::string(failed.status().message()), HasSubstr("in function clip"));
+
+  TraceOptions options;
+  options.leaf_functions = {"clip"};
+  GraphModule gm = trace_ok("leaf_function.pt", options);
+  Node* clip = gm.graph().find_node("clip");
+  ASSERT_NE(clip, nullptr) << format_graph(gm.graph());
+  EXPECT_EQ(clip->op(), Op::kCallFunction);
+  EXPECT_EQ(clip->target(), "clip");
+  for (double sign : {1.0, -1.0}) {
+    testing::expect_same_outputs(gm, testing::load_fixture("leaf_function.pt"),
+                                 {at::rand({3}) * sign});
+  }
+}
+
+TEST(TracerTest, FormattedMessagesAreBuiltWhileTracing) {
+  GraphModule gm = trace_ok("ops.pt");
+  EXPECT_THAT(gm.graph().find_nodes(Op::kCallFunction, "aten::format"), IsEmpty());
+}
+
 TEST(TracerTest, ModuleStateMutationIsAnError) {
   auto gm = Tracer().trace(testing::load_fixture("stateful.pt"));
   ASSERT_FALSE(gm.ok());

@@ -1,0 +1,81 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// trace_check: traces TorchScript models and checks each trace, for
+// tools/check_torchvision.py (run by hand over the whole torchvision zoo).
+//
+//   trace_check MODEL.pt [REFERENCE.txt]
+//
+// Prints one JSON object: whether the model traced (and the error if not),
+// node counts, whether lint passed, whether the traced GraphModule computes
+// what the scripted model computes on a random 1x3x224x224 batch, and, given
+// the call_module targets torch.fx records (one per line), whether ours come
+// in the same order.
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include "tests/testing/values.h"
+#include "tracer/tracer.h"
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argc > 3) {
+    std::cerr << "usage: trace_check MODEL.pt [REFERENCE.txt]\n";
+    return 2;
+  }
+  nlohmann::json report = {{"model", argv[1]}};
+  torch::jit::Module model;
+  try {
+    model = torch::jit::load(argv[1]);
+  } catch (const c10::Error& e) {
+    report["error"] = std::string("load: ") + e.what_without_backtrace();
+    std::cout << report.dump() << "\n";
+    return 1;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto gm = fx::Tracer().trace(model);
+  const auto end = std::chrono::steady_clock::now();
+  report["traced"] = gm.ok();
+  if (!gm.ok()) {
+    report["error"] = std::string(gm.status().message());
+    std::cout << report.dump() << "\n";
+    return 1;
+  }
+  report["trace_ms"] = std::chrono::duration<double, std::milli>(end - start).count();
+  report["nodes"] = gm->graph().size();
+  std::vector<std::string> call_modules;
+  for (const fx::Node* n : gm->graph().find_nodes(fx::Op::kCallModule)) {
+    call_modules.push_back(n->target());
+  }
+  report["call_modules"] = call_modules.size();
+  report["asserts"] = gm->graph().find_nodes(fx::Op::kCallFunction, "torch._assert").size();
+  report["lint"] = gm->lint().ok();
+
+  if (argc == 3) {
+    std::ifstream in(argv[2]);
+    std::vector<std::string> reference;
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) reference.push_back(line);
+    }
+    if (!reference.empty() && reference[0].rfind("# torch.fx cannot trace", 0) == 0) {
+      report["torch_fx"] = reference[0].substr(2);
+    } else {
+      report["same_call_modules_as_torch_fx"] = reference == call_modules;
+    }
+  }
+  at::manual_seed(0);
+  std::vector<c10::IValue> inputs = {at::rand({1, 3, 224, 224})};
+  auto ours = (*gm)(inputs);
+  if (!ours.ok()) {
+    report["run_error"] = std::string(ours.status().message());
+  } else {
+    std::string why;
+    report["same_outputs"] = fx::testing::all_close(*ours, model.forward(inputs), &why);
+    if (!why.empty()) report["difference"] = why;
+  }
+  std::cout << report.dump() << "\n";
+  return 0;
+}
