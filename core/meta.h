@@ -13,6 +13,10 @@
 //
 // Iteration follows insertion order, so printed and serialised metadata is
 // deterministic. Lookups are linear: a node carries a handful of keys.
+//
+// Convention: keys that start with `_` are bookkeeping of the tools that set
+// them (the tracer's `_torchscript_type` of a placeholder, `_num_results` of a
+// multi-result operator); fxrun's table leaves them out, JSON keeps them.
 #ifndef FX_CORE_META_H_
 #define FX_CORE_META_H_
 

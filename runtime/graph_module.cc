@@ -136,10 +136,27 @@ absl::StatusOr<c10::IValue> GraphModule::forward(std::vector<c10::IValue> inputs
 absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& source,
                                                          std::unique_ptr<Graph> graph,
                                                          std::string class_name) {
-  torch::jit::Module root = empty_module(class_name);
+  GraphModule result(empty_module(class_name), std::move(graph), class_name);
+  if (absl::Status s = result.adopt_referenced(source); !s.ok()) return s;
+  return result;
+}
+
+absl::Status GraphModule::delete_unused_attributes() {
+  GraphModule fresh(empty_module(class_name_), nullptr, class_name_);
+  fresh.graph_.reset(graph_.release());
+  absl::Status s = fresh.adopt_referenced(*this);
+  graph_.reset(fresh.graph_.release());
+  if (!s.ok()) return s;
+  root_ = fresh.root_;
+  own_attributes_ = std::move(fresh.own_attributes_);
+  interpreter_.reset();
+  return absl::OkStatus();
+}
+
+absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
+  torch::jit::Module root = root_;
   const std::string root_type = root.type()->name()->qualifiedName();
   auto cu = root._ivalue()->compilation_unit();
-  GraphModule result(root, std::move(graph), std::move(class_name));
 
   // Intermediate modules created so far, by qualified name.
   absl::flat_hash_map<std::string, torch::jit::Module> made;
@@ -166,7 +183,7 @@ absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& sour
   // Shallow targets first, so that a referenced module is in place before
   // anything below it; targets inside a referenced module come with it.
   std::vector<const Node*> referencing;
-  for (const Node* n : result.graph().nodes()) {
+  for (const Node* n : graph_->nodes()) {
     if (n->op() == Op::kGetAttr || n->op() == Op::kCallModule) referencing.push_back(n);
   }
   std::stable_sort(referencing.begin(), referencing.end(), [](const Node* a, const Node* b) {
@@ -185,7 +202,7 @@ absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& sour
   for (const Node* n : referencing) {
     const std::string& target = n->target();
     const std::vector<std::string> atoms = atoms_of(target);
-    if (atoms.empty() || inside_taken(atoms) || result.own_attributes_.contains(target)) continue;
+    if (atoms.empty() || inside_taken(atoms) || own_attributes_.contains(target)) continue;
     auto value = source.get_attr(target);
     if (!value.ok()) {
       return absl::NotFoundError(absl::StrCat("node '", n->name(), "' refers to ", target,
@@ -193,7 +210,7 @@ absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& sour
                                               value.status().message()));
     }
     if (source.own_attributes_.contains(target)) {
-      result.own_attributes_.emplace(target, *value);
+      own_attributes_.emplace(target, *value);
       continue;
     }
     torch::jit::Module parent = parent_of(atoms);
@@ -221,7 +238,7 @@ absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& sour
       parent.register_attribute(leaf, value->type(), *value);
     }
   }
-  return result;
+  return absl::OkStatus();
 }
 
 }  // namespace fx

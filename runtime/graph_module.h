@@ -63,6 +63,11 @@ class GraphModule {
   GraphModule& operator=(const GraphModule&) = delete;
   ~GraphModule();
 
+  // Replaces the root by a new module holding only what the graph references
+  // (torch.fx's delete_all_unused_submodules, and unused parameters and
+  // attributes too). Tensors and submodules are shared with the old root.
+  absl::Status delete_unused_attributes();
+
   Graph& graph() { return *graph_; }
   const Graph& graph() const { return *graph_; }
   // Replaces the graph (as assigning `gm.graph` in torch.fx).
@@ -106,6 +111,9 @@ class GraphModule {
   }
 
  private:
+  // Fills this module's (fresh) root with what its graph references, from `source`.
+  absl::Status adopt_referenced(const GraphModule& source);
+
   torch::jit::Module root_;
   std::unique_ptr<Graph> graph_;
   std::string class_name_;

@@ -94,7 +94,7 @@ absl::Status node_error(const Node& node, absl::string_view message) {
 // Checks a caller's input against a placeholder's TorchScript type, when known.
 absl::Status check_input_type(const Node& node, size_t index, const c10::IValue& value) {
   std::string annotation;
-  if (const MetaValue* t = node.meta().find("torchscript_type"); t != nullptr && t->is_string()) {
+  if (const MetaValue* t = node.meta().find("_torchscript_type"); t != nullptr && t->is_string()) {
     annotation = t->as_string();
   } else if (node.type() == "torch.Tensor") {
     annotation = "Tensor";

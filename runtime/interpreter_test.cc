@@ -104,7 +104,7 @@ TEST(InterpreterTest, InputErrorsNameThePlaceholder) {
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");
   Node* scale = g->placeholder("scale", "", Argument(2.0));
-  x->meta().set("torchscript_type", "Tensor");
+  x->meta().set("_torchscript_type", "Tensor");
   g->output(g->call_function("operator.mul", {x, scale}));
   GraphModule gm(empty_module(), std::move(g));
 

@@ -55,7 +55,10 @@ def main():
                 lines = ["# torch.fx cannot trace: " + " ".join(str(e).split())]
             with open(ref, "w") as f:
                 f.write("\n".join(lines) + "\n")
-            out = subprocess.run([checker, path, ref], capture_output=True, text=True)
+            # Functions torch.fx users wrap (torch.fx.wrap) are leaf functions here too.
+            wrapped = ["--leaf_function=%s.%s" % (g.get("__name__"), fn)
+                       for g, fn in torch.fx._symbolic_trace._wrapped_fns_to_patch]
+            out = subprocess.run([checker, path, ref] + wrapped, capture_output=True, text=True)
             report = json.loads(out.stdout.strip().splitlines()[-1]) if out.stdout.strip() else {
                 "error": out.stderr.strip()[-200:]}
             ok = (report.get("traced") and report.get("lint") and report.get("same_outputs")

@@ -3,7 +3,7 @@
 // trace_check: traces TorchScript models and checks each trace, for
 // tools/check_torchvision.py (run by hand over the whole torchvision zoo).
 //
-//   trace_check MODEL.pt [REFERENCE.txt]
+//   trace_check MODEL.pt [REFERENCE.txt] [--leaf_function=NAME ...]
 //
 // Prints one JSON object: whether the model traced (and the error if not),
 // node counts, whether lint passed, whether the traced GraphModule computes
@@ -22,10 +22,24 @@
 #include "tracer/tracer.h"
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3) {
-    std::cerr << "usage: trace_check MODEL.pt [REFERENCE.txt]\n";
+  fx::TraceOptions options;
+  std::vector<char*> positional;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const std::string flag = "--leaf_function=";
+    if (arg.rfind(flag, 0) == 0) {
+      options.leaf_functions.push_back(arg.substr(flag.size()));
+    } else {
+      positional.push_back(argv[i]);
+    }
+  }
+  if (positional.empty() || positional.size() > 2) {
+    std::cerr << "usage: trace_check MODEL.pt [REFERENCE.txt] [--leaf_function=NAME ...]\n";
     return 2;
   }
+  argc = static_cast<int>(positional.size()) + 1;
+  argv[1] = positional[0];
+  if (positional.size() == 2) argv[2] = positional[1];
   nlohmann::json report = {{"model", argv[1]}};
   torch::jit::Module model;
   try {
@@ -36,7 +50,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const auto start = std::chrono::steady_clock::now();
-  auto gm = fx::Tracer().trace(model);
+  auto gm = fx::Tracer(options).trace(model);
   const auto end = std::chrono::steady_clock::now();
   report["traced"] = gm.ok();
   if (!gm.ok()) {

@@ -880,8 +880,8 @@ absl::Status TraceEngine::run_construct(const jit::Node* n, Frame& frame) {
         whole = nullptr;
       }
     }
-    if (whole != nullptr && whole->meta().find("num_results") != nullptr &&
-        whole->meta().find("num_results")->as_int() == static_cast<int64_t>(inputs.size())) {
+    if (whole != nullptr && whole->meta().find("_num_results") != nullptr &&
+        whole->meta().find("_num_results")->as_int() == static_cast<int64_t>(inputs.size())) {
       frame.values[n->output()] = TValue::Symbolic(resolve(whole));
       return absl::OkStatus();
     }
@@ -1154,7 +1154,7 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
   if (outs == 1) {
     frame.values[n->output()] = TValue::Symbolic(node);
   } else {
-    node->meta().set("num_results", static_cast<int64_t>(outs));
+    node->meta().set("_num_results", static_cast<int64_t>(outs));
     for (size_t i = 0; i < outs; ++i) {
       frame.values[n->outputs()[i]] = TValue::Element(node, static_cast<int>(i));
     }
@@ -1268,7 +1268,7 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
     Node* p = create_proxy(Op::kPlaceholder, a.name(), std::move(default_value), {});
     const std::string annotation = annotation_for(a.type());
     if (!annotation.empty()) p->set_type(annotation);
-    p->meta().set("torchscript_type", a.type()->annotation_str());
+    p->meta().set("_torchscript_type", a.type()->annotation_str());
     inputs.push_back(TValue::Symbolic(p));
   }
   auto result = engine.call_method(root_info, options_.method, std::move(inputs), nullptr);

@@ -10,7 +10,9 @@
 //
 // What the tracer does with a scripted model:
 //   * `forward`'s arguments become placeholders named as in Python (`x`), with
-//     their defaults; non-Tensor arguments keep their annotation as node type.
+//     their defaults; non-Tensor arguments keep their annotation as node type,
+//     and every placeholder records its TorchScript type in
+//     meta["_torchscript_type"] (the interpreter checks inputs against it).
 //   * A submodule call becomes a `call_module` node (target `layer1.0.conv1`)
 //     when the module is a leaf, and is traced through otherwise. The default
 //     leaf rule is torch.fx's: modules of torch.nn are leaves, except the

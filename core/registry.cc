@@ -1,0 +1,199 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "core/registry.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace fx {
+
+void PluginRegistrar::add_pass(std::string name, std::string description,
+                               std::vector<OptionSpec> options, PassFactory factory) {
+  PassInfo info;
+  info.name = std::move(name);
+  info.description = std::move(description);
+  info.options = std::move(options);
+  info.plugin = plugin_;
+  info.factory = std::move(factory);
+  passes_.push_back(std::move(info));
+}
+
+void PluginRegistrar::add_tracer_extension(std::string name, std::string description,
+                                           std::vector<OptionSpec> options,
+                                           TracerExtensionFactory factory) {
+  TracerExtensionInfo info;
+  info.name = std::move(name);
+  info.description = std::move(description);
+  info.options = std::move(options);
+  info.plugin = plugin_;
+  info.factory = std::move(factory);
+  extensions_.push_back(std::move(info));
+}
+
+void PluginRegistrar::add_table_entry(std::string table, std::string key, std::string value) {
+  table_entries_.emplace_back(std::move(table), std::make_pair(std::move(key), std::move(value)));
+}
+
+Registry& Registry::global() {
+  static Registry* registry = new Registry();
+  return *registry;
+}
+
+namespace {
+
+std::string describe_plugin(const PluginRecord& p) {
+  return p.path.empty() ? absl::StrCat("'", p.name, "' (built in)")
+                        : absl::StrCat("'", p.name, "' (", p.path, ")");
+}
+
+}  // namespace
+
+absl::Status Registry::commit(PluginRegistrar& registrar) {
+  absl::MutexLock lock(&mu_);
+  const PluginRecord& plugin = registrar.plugin_;
+  for (const PluginRecord& p : plugins_) {
+    if (p.name == plugin.name) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "plugin ", describe_plugin(plugin), " has the same name as plugin ", describe_plugin(p),
+          ", which is already loaded; plugin names must be unique"));
+    }
+  }
+  auto conflict = [&](absl::string_view kind, const std::string& name,
+                      const PluginRecord& owner) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "plugin ", describe_plugin(plugin), " registers ", kind, " '", name,
+        "', which plugin ", describe_plugin(owner), " already registered"));
+  };
+  // Check everything first: a plugin registers all or nothing.
+  std::vector<std::string> seen;
+  for (const PassInfo& p : registrar.passes_) {
+    if (auto it = passes_.find(p.name); it != passes_.end()) return conflict("pass", p.name, it->second.plugin);
+    if (std::count(seen.begin(), seen.end(), "pass:" + p.name)) return conflict("pass", p.name, plugin);
+    seen.push_back("pass:" + p.name);
+  }
+  for (const TracerExtensionInfo& e : registrar.extensions_) {
+    if (auto it = extensions_.find(e.name); it != extensions_.end()) {
+      return conflict("tracer extension", e.name, it->second.plugin);
+    }
+    if (std::count(seen.begin(), seen.end(), "ext:" + e.name)) {
+      return conflict("tracer extension", e.name, plugin);
+    }
+    seen.push_back("ext:" + e.name);
+  }
+  for (PassInfo& p : registrar.passes_) passes_.emplace(p.name, std::move(p));
+  for (TracerExtensionInfo& e : registrar.extensions_) extensions_.emplace(e.name, std::move(e));
+  for (auto& entry : registrar.table_entries_) table_entries_.push_back(std::move(entry));
+  registrar.passes_.clear();
+  registrar.extensions_.clear();
+  registrar.table_entries_.clear();
+  plugins_.push_back(plugin);
+  return absl::OkStatus();
+}
+
+const PassInfo* Registry::find_pass(absl::string_view name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = passes_.find(name);
+  return it == passes_.end() ? nullptr : &it->second;
+}
+
+const TracerExtensionInfo* Registry::find_tracer_extension(absl::string_view name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = extensions_.find(name);
+  return it == extensions_.end() ? nullptr : &it->second;
+}
+
+std::vector<PassInfo> Registry::passes() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<PassInfo> out;
+  for (const auto& [name, info] : passes_) out.push_back(info);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+std::vector<TracerExtensionInfo> Registry::tracer_extensions() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<TracerExtensionInfo> out;
+  for (const auto& [name, info] : extensions_) out.push_back(info);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> Registry::table(absl::string_view table) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, entry] : table_entries_) {
+    if (name == table) out.push_back(entry);
+  }
+  return out;
+}
+
+std::vector<PluginRecord> Registry::plugins() const {
+  absl::MutexLock lock(&mu_);
+  return plugins_;
+}
+
+const PluginRecord* Registry::find_plugin_by_path(absl::string_view path) const {
+  absl::MutexLock lock(&mu_);
+  for (const PluginRecord& p : plugins_) {
+    if (!p.path.empty() && p.path == path) return &p;
+  }
+  return nullptr;
+}
+
+namespace {
+
+size_t edit_distance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+absl::Status unknown_error(absl::string_view kind, absl::string_view kinds, absl::string_view name,
+                           const std::vector<std::string>& known) {
+  std::string message = absl::StrCat("unknown ", kind, " '", name, "'");
+  const std::string closest = closest_name(name, known);
+  if (!closest.empty()) absl::StrAppend(&message, " (did you mean '", closest, "'?)");
+  absl::StrAppend(&message, ". Known ", kinds, ": ",
+                  known.empty() ? std::string("none (is a --plugin missing?)")
+                                : absl::StrJoin(known, ", "));
+  return absl::NotFoundError(message);
+}
+
+}  // namespace
+
+std::string closest_name(absl::string_view name, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, name.size() / 3) + 1;
+  for (const std::string& c : candidates) {
+    const size_t d = edit_distance(name, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+absl::Status Registry::unknown_pass_error(absl::string_view name) const {
+  std::vector<std::string> known;
+  for (const PassInfo& p : passes()) known.push_back(p.name);
+  return unknown_error("pass", "passes", name, known);
+}
+
+absl::Status Registry::unknown_tracer_extension_error(absl::string_view name) const {
+  std::vector<std::string> known;
+  for (const TracerExtensionInfo& e : tracer_extensions()) known.push_back(e.name);
+  return unknown_error("tracer extension", "tracer extensions", name, known);
+}
+
+}  // namespace fx

@@ -1,0 +1,79 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// pass_manager.h: runs a textual pipeline of registered passes over a
+// GraphModule, with LLVM-style instrumentation.
+//
+//   fx::PassManagerOptions options;
+//   options.time_passes = true;
+//   absl::StatusOr<fx::PassManager> pm =
+//       fx::PassManager::create("inline{modules=relu},dce", fx::Registry::global(), options);
+//   if (!pm.ok()) ...                          // unknown pass, unknown option, malformed text
+//   fx::PassContext ctx(fx::Registry::global());
+//   absl::Status s = pm->run(gm, ctx);          // names the pass that failed
+//   std::cout << pm->timing_report();
+//
+// Instrumentation:
+//   verify_each      lint the GraphModule after every pass (on by default); a
+//                    broken graph is an error naming the pass that broke it;
+//   time_passes      wall time per pass, reported by timing_report();
+//   print_after      passes after which `printer` is called (print_after_all:
+//                    after every pass).
+#ifndef FX_PASSES_PASS_MANAGER_H_
+#define FX_PASSES_PASS_MANAGER_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/pass.h"
+#include "core/registry.h"
+#include "passes/pipeline.h"
+#include "runtime/graph_module.h"
+
+namespace fx {
+
+struct PassManagerOptions {
+  bool verify_each = true;
+  bool time_passes = false;
+  std::vector<std::string> print_after;
+  bool print_after_all = false;
+  // Called after the passes named in print_after (default: prints the graph
+  // to stdout under a "*** IR Dump After <pass> ***" banner).
+  std::function<void(const std::string& pass, const GraphModule& module)> printer;
+};
+
+class PassManager {
+ public:
+  // Parses `pipeline` and makes its passes from `registry`.
+  static absl::StatusOr<PassManager> create(absl::string_view pipeline, const Registry& registry,
+                                            PassManagerOptions options = {});
+
+  PassManager(PassManager&&) noexcept;
+  PassManager& operator=(PassManager&&) noexcept;
+  ~PassManager();
+
+  // Runs every pass in order. Stops at the first failure, naming the pass.
+  absl::Status run(GraphModule& module, PassContext& context);
+
+  // The pipeline as text, normalised (print_pipeline).
+  std::string pipeline_text() const { return print_pipeline(pipeline_); }
+  const std::vector<PipelineElement>& pipeline() const { return pipeline_; }
+  // The -time-passes table of the last run (empty unless time_passes).
+  std::string timing_report() const;
+
+ private:
+  PassManager() = default;
+  std::vector<PipelineElement> pipeline_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+  PassManagerOptions options_;
+  std::vector<double> seconds_;  // per pass, last run
+  double verify_seconds_ = 0;
+};
+
+}  // namespace fx
+
+#endif  // FX_PASSES_PASS_MANAGER_H_

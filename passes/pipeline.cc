@@ -1,0 +1,151 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "passes/pipeline.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/registry.h"
+
+namespace fx {
+namespace {
+
+bool is_name_char(char c) {
+  return absl::ascii_isalnum(c) || c == '_' || c == '-' || c == '.';
+}
+
+class Parser {
+ public:
+  explicit Parser(absl::string_view text) : text_(text) {}
+
+  absl::StatusOr<std::vector<PipelineElement>> parse() {
+    std::vector<PipelineElement> out;
+    skip_spaces();
+    if (at_end()) return out;
+    while (true) {
+      auto element = parse_element();
+      if (!element.ok()) return element.status();
+      out.push_back(std::move(*element));
+      skip_spaces();
+      if (at_end()) return out;
+      if (peek() != ',') return error("expected ',' between passes");
+      ++pos_;
+      skip_spaces();
+      if (at_end()) return error("expected a pass name after ','");
+    }
+  }
+
+ private:
+  absl::StatusOr<PipelineElement> parse_element() {
+    PipelineElement element;
+    element.position = pos_;
+    while (!at_end() && is_name_char(peek())) element.name += text_[pos_++];
+    if (element.name.empty()) return error("expected a pass name");
+    skip_spaces();
+    if (at_end() || peek() != '{') return element;
+    ++pos_;
+    std::vector<std::pair<std::string, std::string>> options;
+    while (true) {
+      skip_spaces();
+      if (at_end()) return error("expected '}' to close the options of '" + element.name + "'");
+      if (peek() == '}') {
+        ++pos_;
+        break;
+      }
+      std::string key;
+      while (!at_end() && is_name_char(peek())) key += text_[pos_++];
+      if (key.empty()) return error("expected an option name");
+      std::string value;
+      if (!at_end() && peek() == '=') {
+        ++pos_;
+        auto v = parse_value();
+        if (!v.ok()) return v.status();
+        value = std::move(*v);
+      }
+      if (!at_end() && !absl::ascii_isspace(peek()) && peek() != '}') {
+        return error("expected a space or '}' after option '" + key + "'");
+      }
+      options.emplace_back(std::move(key), std::move(value));
+    }
+    element.options = Options(std::move(options));
+    return element;
+  }
+
+  absl::StatusOr<std::string> parse_value() {
+    std::string value;
+    if (!at_end() && (peek() == '\'' || peek() == '"')) {
+      const char quote = text_[pos_++];
+      while (!at_end() && peek() != quote) value += text_[pos_++];
+      if (at_end()) return error(std::string("unterminated quoted value (missing ") + quote + ")");
+      ++pos_;
+      return value;
+    }
+    while (!at_end() && !absl::ascii_isspace(peek()) && peek() != '}') {
+      if (peek() == '{') return error("unexpected '{' in an option value (quote the value)");
+      value += text_[pos_++];
+    }
+    return value;
+  }
+
+  absl::Status error(const std::string& what) const {
+    return absl::InvalidArgumentError(absl::StrCat("malformed pipeline '", text_, "' at character ",
+                                                   pos_ + 1, ": ", what));
+  }
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek() const { return text_[pos_]; }
+  void skip_spaces() {
+    while (!at_end() && absl::ascii_isspace(peek())) ++pos_;
+  }
+
+  absl::string_view text_;
+  size_t pos_ = 0;
+};
+
+std::string quote_if_needed(const std::string& value) {
+  for (char c : value) {
+    if (absl::ascii_isspace(c) || c == '{' || c == '}') {
+      return value.find('\'') == std::string::npos ? absl::StrCat("'", value, "'")
+                                                   : absl::StrCat("\"", value, "\"");
+    }
+  }
+  return value;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<PipelineElement>> parse_pipeline(absl::string_view text) {
+  return Parser(text).parse();
+}
+
+std::string print_pipeline(const std::vector<PipelineElement>& pipeline) {
+  std::vector<std::string> parts;
+  for (const PipelineElement& e : pipeline) {
+    std::string part = e.name;
+    if (!e.options.empty()) {
+      std::vector<std::string> options;
+      for (const auto& [key, value] : e.options.values()) {
+        options.push_back(value.empty() ? key : absl::StrCat(key, "=", quote_if_needed(value)));
+      }
+      absl::StrAppend(&part, "{", absl::StrJoin(options, " "), "}");
+    }
+    parts.push_back(std::move(part));
+  }
+  return absl::StrJoin(parts, ",");
+}
+
+absl::Status check_options(absl::string_view kind, const PipelineElement& element,
+                           const std::vector<OptionSpec>& specs) {
+  std::vector<std::string> names;
+  for (const OptionSpec& s : specs) names.push_back(s.name);
+  for (const auto& [key, value] : element.options.values()) {
+    if (std::find(names.begin(), names.end(), key) != names.end()) continue;
+    std::string message = absl::StrCat(kind, " '", element.name, "' has no option '", key, "'");
+    const std::string closest = closest_name(key, names);
+    if (!closest.empty()) absl::StrAppend(&message, " (did you mean '", closest, "'?)");
+    absl::StrAppend(&message, names.empty() ? "; it takes no options"
+                                            : absl::StrCat("; its options: ", absl::StrJoin(names, ", ")));
+    return absl::InvalidArgumentError(message);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fx

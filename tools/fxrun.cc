@@ -1,0 +1,320 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// fxrun: trace a TorchScript model, run a pass pipeline over it, print or
+// emit the result. The command-line driver of FX for C++.
+//
+//   bazel run //tools:fxrun                       # ResNet-18, module paths, as a table
+//   bazel run //tools:fxrun -- --model=m.pt --tracer=module_path,tagging{tag=bar}
+//       --passes='inline{modules=relu},dce' --print=code
+//   bazel run //tools:fxrun -- --emit=json --output=/tmp/graph.json
+//   bazel run //tools:fxrun -- --plugin=/path/libmy_plugin.so --list-plugins
+//
+// The in-tree plugins (tracer extensions and passes) are loaded from fxrun's
+// runfiles exactly as --plugin loads out-of-tree ones. Flags may be spelled
+// with dashes or underscores (--time-passes, --time_passes). Every bad input
+// is a one-line error on stderr and exit status 1.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/csrc/jit/serialization/import.h>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "core/plugin_loader.h"
+#include "core/printer.h"
+#include "core/registry.h"
+#include "passes/pass_manager.h"
+#include "passes/pipeline.h"
+#include "tools/cpp/runfiles/runfiles.h"
+#include "tools/graph_json.h"
+#include "tracer/tracer.h"
+
+ABSL_FLAG(std::string, model, "",
+          "TorchScript model (.pt) to trace; default: the bundled ResNet-18");
+ABSL_FLAG(std::string, tracer, "module_path",
+          "tracer extensions, in order, with options: module_path,tagging{tag=bar}");
+ABSL_FLAG(std::string, passes, "", "pass pipeline: inline{modules=relu},dce,invert");
+ABSL_FLAG(std::vector<std::string>, plugin, {},
+          "plugin shared library to load (repeatable, or comma-separated)");
+ABSL_FLAG(bool, builtin_plugins, true, "load the in-tree plugins from fxrun's runfiles");
+ABSL_FLAG(bool, list_plugins, false,
+          "list every plugin, tracer extension and pass, with options, and exit");
+ABSL_FLAG(std::string, print, "tabular", "what to print: graph, tabular, code or none");
+ABSL_FLAG(std::string, emit, "", "emit the graph in a machine format instead: json");
+ABSL_FLAG(std::string, output, "", "write the printed or emitted result to this file");
+ABSL_FLAG(bool, verify_each, true, "lint the graph after every pass");
+ABSL_FLAG(bool, time_passes, false, "report the wall time of every pass (on stderr)");
+ABSL_FLAG(std::vector<std::string>, print_after, {}, "print the graph after these passes");
+ABSL_FLAG(bool, print_after_all, false, "print the graph after every pass");
+ABSL_FLAG(bool, print_pipeline, false, "print the parsed pass pipeline (on stdout) first");
+ABSL_FLAG(bool, training, false, "trace in training mode (default: eval mode)");
+ABSL_FLAG(std::string, assertions, "keep",
+          "input checks that only raise: keep (torch._assert nodes) or drop");
+ABSL_FLAG(std::vector<std::string>, leaf_functions, {},
+          "TorchScript functions to keep as call_function nodes (torch.fx's wrap)");
+
+namespace fx {
+namespace {
+
+using Runfiles = bazel::tools::cpp::runfiles::Runfiles;
+
+[[noreturn]] void fail(absl::string_view message) {
+  // One line: a status message may span several.
+  std::cerr << "fxrun: error: " << absl::StrReplaceAll(message, {{"\n", " "}}) << "\n";
+  std::exit(1);
+}
+
+// argv with `--some-flag` spelled `--some_flag`, and every --plugin value.
+std::vector<std::string> normalise_arguments(int argc, char** argv,
+                                             std::vector<std::string>* plugins) {
+  std::vector<std::string> out = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") {
+      for (; i < argc; ++i) out.push_back(argv[i]);
+      break;
+    }
+    if (absl::StartsWith(arg, "--")) {
+      const size_t eq = arg.find('=');
+      std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      std::replace(name.begin(), name.end(), '-', '_');
+      arg = absl::StrCat("--", name, eq == std::string::npos ? "" : arg.substr(eq));
+      // --plugin is repeatable: collect every occurrence here.
+      if (name == "plugin") {
+        std::string value;
+        if (eq != std::string::npos) {
+          value = arg.substr(arg.find('=') + 1);
+        } else if (i + 1 < argc) {
+          value = argv[++i];
+          arg = absl::StrCat("--plugin=", value);
+        }
+        for (absl::string_view p : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+          plugins->emplace_back(p);
+        }
+      }
+    }
+    out.push_back(std::move(arg));
+  }
+  return out;
+}
+
+std::string find_runfile(const Runfiles* runfiles, const std::string& path) {
+  if (runfiles == nullptr) return "";
+  return runfiles->Rlocation(absl::StrCat("fx_cpp/", path));
+}
+
+void load_builtin_plugins(const Runfiles* runfiles) {
+  const std::string manifest = find_runfile(runfiles, "tools/fxrun_plugins.txt");
+  std::ifstream in(manifest);
+  if (manifest.empty() || !in) {
+    fail("the in-tree plugin list is missing from fxrun's runfiles; run fxrun with `bazel run "
+         "//tools:fxrun`, or pass --builtin_plugins=false and --plugin=...");
+  }
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    auto loaded = load_plugin(find_runfile(runfiles, line));
+    if (!loaded.ok()) fail(loaded.status().message());
+  }
+}
+
+void list_plugins(std::ostream& out) {
+  const Registry& registry = Registry::global();
+  auto describe_options = [](const std::vector<OptionSpec>& options) {
+    std::string text;
+    for (const OptionSpec& o : options) {
+      absl::StrAppend(&text, "\n      ", o.name, "=", o.default_value.empty() ? "..." : o.default_value,
+                      "  ", o.description);
+    }
+    return text;
+  };
+  out << "Plugins:\n";
+  for (const PluginRecord& p : registry.plugins()) {
+    out << "  " << p.name << " " << p.version << "  " << p.path << "\n";
+  }
+  out << "\nTracer extensions (--tracer=NAME{option=value ...},...):\n";
+  for (const TracerExtensionInfo& e : registry.tracer_extensions()) {
+    out << "  " << e.name << "  " << e.description << "  [plugin " << e.plugin.name << "]"
+        << describe_options(e.options) << "\n";
+  }
+  out << "\nPasses (--passes=NAME{option=value ...},...):\n";
+  for (const PassInfo& p : registry.passes()) {
+    out << "  " << p.name << "  " << p.description << "  [plugin " << p.plugin.name << "]"
+        << describe_options(p.options) << "\n";
+  }
+}
+
+void configure_tracer(Tracer& tracer) {
+  TraceOptions& options = tracer.mutable_options();
+  options.training = absl::GetFlag(FLAGS_training);
+  const std::string assertions = absl::GetFlag(FLAGS_assertions);
+  if (assertions == "drop") {
+    options.assertions = AssertionMode::kDrop;
+  } else if (assertions != "keep") {
+    fail(absl::StrCat("--assertions takes keep or drop, not '", assertions, "'"));
+  }
+  options.leaf_functions = absl::GetFlag(FLAGS_leaf_functions);
+  auto elements = parse_pipeline(absl::GetFlag(FLAGS_tracer));
+  if (!elements.ok()) fail(absl::StrCat("--tracer: ", elements.status().message()));
+  const Registry& registry = Registry::global();
+  for (const PipelineElement& e : *elements) {
+    const TracerExtensionInfo* info = registry.find_tracer_extension(e.name);
+    if (info == nullptr) fail(registry.unknown_tracer_extension_error(e.name).message());
+    if (absl::Status s = check_options("tracer extension", e, info->options); !s.ok()) {
+      fail(s.message());
+    }
+    auto extension = info->factory(e.options);
+    if (!extension.ok()) fail(absl::StrCat("tracer extension '", e.name, "': ", extension.status().message()));
+    tracer.add_extension(*extension);
+  }
+}
+
+// The keys a tracer or pass left in node meta, in first-seen order, for the
+// table's extra columns (bookkeeping keys, starting with '_', left out).
+std::vector<std::string> meta_columns(const Graph& graph) {
+  std::vector<std::string> keys;
+  for (const Node* n : graph.nodes()) {
+    for (const auto& [key, value] : n->meta()) {
+      if (!absl::StartsWith(key, "_") && std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        keys.push_back(key);
+      }
+    }
+  }
+  return keys;
+}
+
+std::string render(const GraphModule& gm, const std::string& format) {
+  if (format == "graph") return format_graph(gm.graph()) + "\n";
+  if (format == "tabular") return format_tabular(gm.graph(), meta_columns(gm.graph())) + "\n";
+  if (format == "code") return gm.code();
+  return "";
+}
+
+// --help: every fxrun flag with its default, spelled as documented; exit 0.
+void print_help() {
+  std::cout << "fxrun: trace a TorchScript model, run passes over it, print or emit the graph.\n\n"
+               "  fxrun [--model=M.pt] [--tracer=LIST] [--passes=PIPELINE] [--plugin=LIB.so]...\n\n"
+               "Flags (dashes and underscores are interchangeable):\n";
+  std::vector<const absl::CommandLineFlag*> flags;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (absl::EndsWith(flag->Filename(), "fxrun.cc")) flags.push_back(flag);
+  }
+  std::sort(flags.begin(), flags.end(),
+            [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
+  for (const absl::CommandLineFlag* flag : flags) {
+    std::cout << "  --" << absl::StrReplaceAll(flag->Name(), {{"_", "-"}}) << "  " << flag->Help();
+    if (!flag->DefaultValue().empty()) std::cout << " (default: " << flag->DefaultValue() << ")";
+    std::cout << "\n";
+  }
+}
+
+int run(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h" || a == "--helpfull") {
+      print_help();
+      return 0;
+    }
+  }
+  std::vector<std::string> plugin_paths;
+  std::vector<std::string> args = normalise_arguments(argc, argv, &plugin_paths);
+  std::vector<char*> arg_pointers;
+  for (std::string& a : args) arg_pointers.push_back(a.data());
+  absl::SetProgramUsageMessage(
+      "trace a TorchScript model, run passes over it, print or emit the graph.\n"
+      "  fxrun [--model=M.pt] [--tracer=LIST] [--passes=PIPELINE] [--plugin=LIB.so]...\n"
+      "Flags may be written with dashes or underscores (--time-passes).");
+  std::vector<char*> rest =
+      absl::ParseCommandLine(static_cast<int>(arg_pointers.size()), arg_pointers.data());
+  if (rest.size() > 1) fail(absl::StrCat("unexpected argument '", rest[1], "'"));
+
+  std::string runfiles_error;
+  std::unique_ptr<Runfiles> runfiles(Runfiles::Create(argv[0], &runfiles_error));
+
+  const std::string print = absl::GetFlag(FLAGS_print);
+  const std::string emit = absl::GetFlag(FLAGS_emit);
+  if (print != "graph" && print != "tabular" && print != "code" && print != "none") {
+    fail(absl::StrCat("--print takes graph, tabular, code or none, not '", print, "'"));
+  }
+  if (!emit.empty() && emit != "json") fail(absl::StrCat("--emit takes json, not '", emit, "'"));
+
+  if (absl::GetFlag(FLAGS_builtin_plugins)) load_builtin_plugins(runfiles.get());
+  for (const std::string& path : plugin_paths) {
+    auto loaded = load_plugin(path);
+    if (!loaded.ok()) fail(loaded.status().message());
+  }
+
+  std::ofstream file;
+  const std::string output = absl::GetFlag(FLAGS_output);
+  if (!output.empty()) {
+    file.open(output);
+    if (!file) fail(absl::StrCat("cannot write --output file ", output));
+  }
+  std::ostream& out = output.empty() ? std::cout : file;
+
+  if (absl::GetFlag(FLAGS_list_plugins)) {
+    list_plugins(out);
+    return 0;
+  }
+
+  PassManagerOptions pm_options;
+  pm_options.verify_each = absl::GetFlag(FLAGS_verify_each);
+  pm_options.time_passes = absl::GetFlag(FLAGS_time_passes);
+  pm_options.print_after = absl::GetFlag(FLAGS_print_after);
+  pm_options.print_after_all = absl::GetFlag(FLAGS_print_after_all);
+  const std::string dump_format = print == "none" || print == "tabular" ? "graph" : print;
+  pm_options.printer = [&out, dump_format](const std::string& pass, const GraphModule& gm) {
+    out << "*** IR Dump After " << pass << " ***\n" << render(gm, dump_format);
+  };
+  auto pm = PassManager::create(absl::GetFlag(FLAGS_passes), Registry::global(), pm_options);
+  if (!pm.ok()) fail(pm.status().message());
+  if (absl::GetFlag(FLAGS_print_pipeline)) std::cout << pm->pipeline_text() << "\n";
+
+  Tracer tracer;
+  configure_tracer(tracer);
+  std::string model_path = absl::GetFlag(FLAGS_model);
+  if (model_path.empty()) {
+    model_path = find_runfile(runfiles.get(), "tests/fixtures/resnet18.pt");
+    if (model_path.empty()) fail("no --model given and the bundled ResNet-18 is not in the runfiles");
+  }
+  torch::jit::Module model;
+  try {
+    model = torch::jit::load(model_path);
+  } catch (const c10::Error& e) {
+    fail(absl::StrCat("cannot load model ", model_path, ": ", e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    fail(absl::StrCat("cannot load model ", model_path, ": ", e.what()));
+  }
+  auto gm = tracer.trace(model);
+  if (!gm.ok()) fail(absl::StrCat("cannot trace ", model_path, ": ", gm.status().message()));
+
+  PassContext context(Registry::global());
+  absl::Status ran = pm->run(*gm, context);
+  for (const std::string& w : context.warnings()) std::cerr << "fxrun: warning: " << w << "\n";
+  if (!ran.ok()) fail(ran.message());
+  if (pm_options.time_passes) std::cerr << pm->timing_report();
+
+  if (emit == "json") {
+    out << graph_to_json(gm->graph()).dump(2) << "\n";
+  } else {
+    out << render(*gm, print);
+  }
+  out.flush();
+  if (!out) fail("writing the output failed");
+  return 0;
+}
+
+}  // namespace
+}  // namespace fx
+
+int main(int argc, char** argv) { return fx::run(argc, argv); }

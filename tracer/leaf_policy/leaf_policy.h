@@ -1,0 +1,38 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// leaf_policy.h: choose which modules are leaves (the seed's LowerReluTracer).
+//
+// Option `trace_through` lists modules to trace through even though torch.fx
+// would call them as leaves (`ReLU` is the seed's LowerReluTracer); option
+// `leaves` lists modules to call as leaves even though they would be traced
+// through (a user module with data-dependent control flow). Entries match a
+// module's class name (`ReLU`), its Python type (`torch.nn.modules.activation.ReLU`)
+// or its qualified name (`layer1.0.relu`).
+#ifndef FX_TRACER_LEAF_POLICY_LEAF_POLICY_H_
+#define FX_TRACER_LEAF_POLICY_LEAF_POLICY_H_
+
+#include <string>
+#include <vector>
+
+#include "core/registry.h"
+#include "tracer/tracer.h"
+
+namespace fx {
+
+class LeafPolicy : public TracerExtension {
+ public:
+  LeafPolicy(std::vector<std::string> trace_through, std::vector<std::string> leaves)
+      : trace_through_(std::move(trace_through)), leaves_(std::move(leaves)) {}
+  bool is_leaf_module(Tracer& tracer, const ModuleRef& m, IsLeafModuleNext next) override;
+
+ private:
+  std::vector<std::string> trace_through_;
+  std::vector<std::string> leaves_;
+};
+
+// Registers tracer extension "leaf_policy" (options `trace_through`, `leaves`).
+void register_leaf_policy(PluginRegistrar& registrar);
+
+}  // namespace fx
+
+#endif  // FX_TRACER_LEAF_POLICY_LEAF_POLICY_H_

@@ -1,0 +1,32 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// tagging.h: the seed's TaggingTracer as a tracer extension.
+//
+// Every node, placeholders and output included (it overrides create_node),
+// gets `meta["tag"]`: "foo" as in the seed, or the value of option `tag`.
+#ifndef FX_TRACER_TAGGING_TAGGING_H_
+#define FX_TRACER_TAGGING_TAGGING_H_
+
+#include <string>
+
+#include "core/registry.h"
+#include "tracer/tracer.h"
+
+namespace fx {
+
+class TaggingTracer : public TracerExtension {
+ public:
+  explicit TaggingTracer(std::string tag = "foo") : tag_(std::move(tag)) {}
+  Node* create_node(Tracer& tracer, Op op, absl::string_view target, Arguments args,
+                    Kwargs kwargs, absl::string_view name, CreateNodeNext next) override;
+
+ private:
+  std::string tag_;
+};
+
+// Registers tracer extension "tagging" (option `tag`).
+void register_tagging(PluginRegistrar& registrar);
+
+}  // namespace fx
+
+#endif  // FX_TRACER_TAGGING_TAGGING_H_
