@@ -13,6 +13,7 @@
 #define FX_CORE_OPTIONS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,7 @@ class Options {
   Options() = default;
   explicit Options(std::vector<std::pair<std::string, std::string>> values)
       : values_(std::move(values)) {}
+  Options(std::initializer_list<std::pair<std::string, std::string>> values) : values_(values) {}
 
   bool has(absl::string_view key) const;
   // The value of `key` as text, or `default_value`.

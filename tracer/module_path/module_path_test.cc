@@ -1,0 +1,44 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tracer/module_path/module_path.h"
+
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "gtest/gtest.h"
+#include "tests/testing/fixtures.h"
+
+namespace fx {
+namespace {
+
+TEST(ModulePathTest, ResNet18NodesCarryTheSeedsModulePaths) {
+  Tracer tracer;
+  tracer.add_extension(std::make_shared<ModulePathTracer>());
+  auto gm = tracer.trace(testing::load_fixture("resnet18.pt"));
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  std::ifstream in(std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") +
+                   "/tests/seeds/000_resnet18_module_paths.txt");
+  std::vector<std::string> want;
+  for (std::string line; std::getline(in, line);) want.push_back(line);
+  std::vector<std::string> got;
+  for (const Node* n : gm->graph().nodes()) {
+    const MetaValue* path = n->meta().find("module_path");
+    got.push_back(std::string(absl::StripTrailingAsciiWhitespace(absl::StrCat(
+        "Node ", n->name(), " is from module ", path == nullptr ? "None" : path->as_string()))));
+  }
+  EXPECT_EQ(got, want);
+}
+
+TEST(ModulePathTest, RegistersAsAnExtensionWithoutOptions) {
+  Registry registry;
+  PluginRegistrar r({"module_path", "1.0", ""});
+  register_module_path(r);
+  ASSERT_TRUE(registry.commit(r).ok());
+  const TracerExtensionInfo* info = registry.find_tracer_extension("module_path");
+  ASSERT_NE(info, nullptr);
+  EXPECT_TRUE(info->options.empty());
+  EXPECT_TRUE(info->factory(Options()).ok());
+}
+
+}  // namespace
+}  // namespace fx

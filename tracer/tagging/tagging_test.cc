@@ -1,0 +1,32 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tracer/tagging/tagging.h"
+
+#include "gtest/gtest.h"
+#include "tests/testing/fixtures.h"
+
+namespace fx {
+namespace {
+
+TEST(TaggingTest, EveryNodeOfM2IsTaggedFooByDefault) {
+  Registry registry;
+  PluginRegistrar r({"tagging", "1.0", ""});
+  register_tagging(r);
+  ASSERT_TRUE(registry.commit(r).ok());
+  for (const char* tag : {"", "bar"}) {
+    Options options;
+    if (*tag != '\0') options = Options({{"tag", tag}});
+    auto ext = registry.find_tracer_extension("tagging")->factory(options);
+    ASSERT_TRUE(ext.ok());
+    Tracer tracer;
+    tracer.add_extension(*ext);
+    auto gm = tracer.trace(testing::load_fixture("m2.pt"));
+    ASSERT_TRUE(gm.ok()) << gm.status();
+    for (const Node* n : gm->graph().nodes()) {
+      ASSERT_NE(n->meta().find("tag"), nullptr) << n->name();
+      EXPECT_EQ(n->meta().find("tag")->as_string(), *tag ? tag : "foo") << n->name();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fx
