@@ -27,6 +27,6 @@ def fx_plugin(name, srcs, hdrs, plugin_srcs, deps = [], plugin_deps = [], visibi
         name = "libfx_" + name + ".so",
         srcs = srcs + hdrs + plugin_srcs,
         linkshared = 1,
-        deps = ["//plugins:fx"] + plugin_deps,
+        deps = [str(Label("//plugins:fx"))] + plugin_deps,
         visibility = ["//visibility:public"],
     )

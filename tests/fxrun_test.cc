@@ -1,0 +1,216 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// fxrun end to end: the binary as users run it, its output and its errors.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace fx {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string runfile(const std::string& path) {
+  return std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") + "/" + path;
+}
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result fxrun(const std::string& args) {
+  const std::string err_path = absl::StrCat(getenv("TEST_TMPDIR"), "/fxrun.err");
+  const std::string command =
+      absl::StrCat(runfile("tools/fxrun"), " ", args, " 2>", err_path);
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = read(err_path);
+  return r;
+}
+
+std::vector<std::string> seed_table() {
+  std::vector<std::string> lines;
+  for (absl::string_view l : absl::StrSplit(read(runfile("tests/seeds/000_resnet18_module_paths.txt")),
+                                            '\n', absl::SkipEmpty())) {
+    lines.emplace_back(l);
+  }
+  return lines;
+}
+
+TEST(FxrunTest, WithoutFlagsPrintsResNet18WithModulePaths) {
+  Result r = fxrun("");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("opcode         name                   target"));
+  EXPECT_THAT(r.out, HasSubstr("module_path"));
+  EXPECT_THAT(r.out, HasSubstr("call_function  add_7                  aten.add.Tensor"));
+  EXPECT_THAT(r.out, HasSubstr("layer4.1\n"));  // add_7's module path, last column
+}
+
+TEST(FxrunTest, JsonModulePathsAreTheSeedsTable) {
+  Result r = fxrun("--tracer=module_path --emit=json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json graph = nlohmann::json::parse(r.out);
+  std::vector<std::string> lines;
+  for (const auto& node : graph["nodes"]) {
+    const std::string path =
+        node["meta"].contains("module_path") ? node["meta"]["module_path"].get<std::string>() : "None";
+    lines.emplace_back(absl::StripTrailingAsciiWhitespace(
+        absl::StrCat("Node ", node["name"].get<std::string>(), " is from module ", path)));
+  }
+  EXPECT_EQ(lines, seed_table());
+  // The encoding of arguments (README): node references and literals.
+  const auto& flatten = graph["nodes"][68];
+  EXPECT_EQ(flatten["name"], "flatten");
+  EXPECT_EQ(flatten["op"], "call_function");
+  EXPECT_EQ(flatten["target"], "aten::flatten.using_ints");
+  EXPECT_EQ(flatten["args"], nlohmann::json::parse(R"([{"node": "avgpool"}, 1])"));
+  EXPECT_EQ(flatten["users"], nlohmann::json::parse(R"(["fc"])"));
+}
+
+TEST(FxrunTest, ThreeTracerExtensionsInOneRun) {
+  const std::string out_path = absl::StrCat(getenv("TEST_TMPDIR"), "/graph.json");
+  Result r = fxrun(absl::StrCat("--tracer=module_path,tagging{tag=bar},exec_order --emit=json --output=",
+                                out_path));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  const nlohmann::json graph = nlohmann::json::parse(read(out_path));
+  const auto& conv1 = graph["nodes"][1];
+  EXPECT_EQ(conv1["meta"]["module_path"], "conv1");
+  EXPECT_EQ(conv1["meta"]["tag"], "bar");
+  EXPECT_EQ(graph["nodes"].back()["meta"]["tag"], "bar");  // the output node too
+  const auto& order = graph["meta"]["exec_order"];
+  std::vector<std::string> modules = order["module_forward_order"];
+  std::vector<std::string> params = order["param_forward_order"];
+  EXPECT_THAT(std::vector<std::string>(modules.begin(), modules.begin() + 8),
+              ElementsAre("", "conv1", "bn1", "relu", "maxpool", "layer1", "layer1.0",
+                          "layer1.0.conv1"));
+  EXPECT_THAT(std::vector<std::string>(params.begin(), params.begin() + 3),
+              ElementsAre("conv1.weight", "bn1.weight", "bn1.bias"));
+}
+
+TEST(FxrunTest, PrintForms) {
+  Result graph = fxrun("--model=" + runfile("tests/fixtures/m_relu_add.pt") + " --print=graph");
+  ASSERT_EQ(graph.exit_code, 0) << graph.err;
+  EXPECT_EQ(graph.out,
+            "graph():\n"
+            "    %x : [num_users=1] = placeholder[target=x]\n"
+            "    %relu : [num_users=1] = call_module[target=relu](args = (%x,), kwargs = {})\n"
+            "    %add : [num_users=1] = call_function[target=torch.ops.aten.add.Scalar](args = (%relu, 1.0), kwargs = {})\n"
+            "    return add\n");
+  Result code = fxrun("--model=" + runfile("tests/fixtures/m_relu_add.pt") + " --print=code");
+  EXPECT_EQ(code.out,
+            "def forward(self, x):\n"
+            "    relu = self.relu(x);  x = None\n"
+            "    add = torch.ops.aten.add.Scalar(relu, 1.0);  relu = None\n"
+            "    return add\n");
+  Result none = fxrun("--print=none");
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_TRUE(none.out.empty());
+}
+
+TEST(FxrunTest, ListPluginsNamesEveryExtensionAndPassWithItsPlugin) {
+  Result r = fxrun("--list-plugins");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* expected : {"module_path 1.0", "libfx_module_path.so", "tagging  tags every node",
+                               "tag=foo  the tag to set", "exec_order  records module and parameter",
+                               "dce  removes nodes", "submodules=false"}) {
+    EXPECT_THAT(r.out, HasSubstr(expected));
+  }
+}
+
+TEST(FxrunTest, OutOfTreePluginsLoadWithThePluginFlag) {
+  Result r = fxrun("--plugin=" + runfile("tests/plugins/libhello.so") +
+                   " --passes=hello{who=fxrun} --tracer=hello --emit=json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json graph = nlohmann::json::parse(r.out);
+  EXPECT_EQ(graph["meta"]["hello"], "fxrun");
+  EXPECT_EQ(graph["nodes"][0]["meta"]["hello"], true);
+  EXPECT_EQ(r.err, "fxrun: warning: hello says hi to fxrun\n");
+}
+
+TEST(FxrunTest, InstrumentationFlags) {
+  Result r = fxrun("--passes='dce{submodules=false}' --print-pipeline --time-passes "
+                   "--print-after=dce --print=none");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("dce{submodules=false}\n*** IR Dump After dce ***\ngraph():\n"));
+  EXPECT_THAT(r.err, HasSubstr("Pass execution timing report"));
+  EXPECT_THAT(r.err, HasSubstr("verify (lint after each pass)"));
+  Result all = fxrun("--passes=dce,dce --print-after-all --print=none");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(std::count(all.out.begin(), all.out.end(), '*'), 12);  // two banners
+}
+
+TEST(FxrunTest, EveryBadInputIsAOneLineErrorAndExitStatusOne) {
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"--passes=dcee", "fxrun: error: unknown pass 'dcee' (did you mean 'dce'?). Known passes:"},
+      {"--passes='dce{foo=1}'", "fxrun: error: pass 'dce' has no option 'foo'; its options: submodules"},
+      {"--passes='dce{'", "fxrun: error: malformed pipeline 'dce{' at character 5"},
+      {"--tracer=bogus", "fxrun: error: unknown tracer extension 'bogus'. Known tracer extensions:"},
+      {"--tracer='tagging{color=red}'", "fxrun: error: tracer extension 'tagging' has no option 'color'"},
+      {"--plugin=/no/such.so", "fxrun: error: plugin file not found: /no/such.so"},
+      {"--plugin=" + runfile("tests/plugins/libwrong_version.so"),
+       "was built for plugin API version 999 but this program implements version 1"},
+      {"--plugin=" + runfile("tests/plugins/libduplicate_pass.so"),
+       "registers pass 'dce', which plugin 'dce'"},
+      {"--model=/no/such/model.pt", "fxrun: error: cannot load model /no/such/model.pt"},
+      {"--model=" + runfile("tests/fixtures/control_flow.pt"),
+       "control flow depends on an input value"},
+      {"--print=xml", "fxrun: error: --print takes graph, tabular, code or none, not 'xml'"},
+      {"--emit=yaml", "fxrun: error: --emit takes json, not 'yaml'"},
+      {"--assertions=sometimes", "fxrun: error: --assertions takes keep or drop"},
+      {"--output=/no/such/dir/out.txt", "fxrun: error: cannot write --output file"},
+      {"extra", "fxrun: error: unexpected argument 'extra'"},
+      {"--no-such-flag", "Unknown command line flag 'no_such_flag'"},
+  };
+  for (const Case& c : cases) {
+    Result r = fxrun(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_THAT(r.err, HasSubstr(c.message)) << c.args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << ": " << r.err;
+  }
+}
+
+TEST(FxrunTest, HelpListsTheFlags) {
+  Result r = fxrun("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* flag : {"--model", "--tracer", "--passes", "--plugin", "--list-plugins", "--print ",
+                           "--emit", "--output", "--time-passes", "--print-after ",
+                           "--print-after-all", "--print-pipeline", "--verify-each"}) {
+    EXPECT_THAT(r.out, HasSubstr(flag));
+  }
+}
+
+}  // namespace
+}  // namespace fx
