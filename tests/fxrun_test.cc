@@ -136,6 +136,30 @@ TEST(FxrunTest, PrintForms) {
   EXPECT_TRUE(none.out.empty());
 }
 
+TEST(FxrunTest, InlineAndDcePipelineShowsTheInlinedCode) {
+  Result r = fxrun("--model=" + runfile("tests/fixtures/m_relu_add.pt") +
+                   " --passes=inline,dce --print=code");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "def forward(self, x):\n"
+            "    relu_1 = torch.ops.aten.relu.default(x);  x = None\n"
+            "    add = torch.ops.aten.add.Scalar(relu_1, 1.0);  relu_1 = None\n"
+            "    return add\n");
+}
+
+TEST(FxrunTest, InvertPipelineOnExpTan) {
+  Result r = fxrun("--model=" + runfile("tests/fixtures/exp_tan.pt") + " --passes=invert --print=code");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "def forward(self, output):\n"
+            "    log = torch.ops.aten.log.default(output);  output = None\n"
+            "    atan = torch.ops.aten.atan.default(log);  log = None\n"
+            "    return atan\n");
+  Result bad = fxrun("--model=" + runfile("tests/fixtures/m2.pt") + " --passes=invert");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("pass 'invert' failed: the graph has 2 inputs (a, b)"));
+}
+
 TEST(FxrunTest, ListPluginsNamesEveryExtensionAndPassWithItsPlugin) {
   Result r = fxrun("--list-plugins");
   ASSERT_EQ(r.exit_code, 0) << r.err;

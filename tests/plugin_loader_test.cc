@@ -31,8 +31,8 @@ TEST(PluginLoaderTest, LoadsAPluginIntoTheGlobalRegistry) {
   EXPECT_EQ(pass->options.at(0).name, "who");
   EXPECT_NE(Registry::global().find_tracer_extension("hello"), nullptr);
   auto table = Registry::global().table("invert.inverses");
-  EXPECT_THAT(table, ::testing::Contains(std::make_pair(std::string("torch.sinh"),
-                                                        std::string("torch.asinh"))));
+  EXPECT_THAT(table, ::testing::Contains(std::make_pair(std::string("erf"),
+                                                        std::string("erfinv"))));
   // Loading the same file again is harmless.
   auto again = load_plugin(runfile("tests/plugins/libhello.so"));
   ASSERT_TRUE(again.ok()) << again.status();

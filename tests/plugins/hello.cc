@@ -39,5 +39,5 @@ FX_PLUGIN("hello", "0.1") {
       [](const fx::Options&) -> absl::StatusOr<std::shared_ptr<fx::TracerExtension>> {
         return std::make_shared<HelloExtension>();
       });
-  registrar.add_table_entry("invert.inverses", "torch.sinh", "torch.asinh");
+  registrar.add_table_entry("invert.inverses", "erf", "erfinv");
 }

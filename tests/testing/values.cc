@@ -51,7 +51,7 @@ std::vector<c10::IValue> clone(const std::vector<c10::IValue>& inputs) {
 void expect_same_outputs(GraphModule& gm, torch::jit::Module module,
                          const std::vector<c10::IValue>& inputs) {
   auto got = gm(clone(inputs));
-  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
   c10::IValue want = module.forward(clone(inputs));
   std::string why;
   EXPECT_TRUE(all_close(*got, want, &why)) << why;

@@ -1,0 +1,170 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "passes/inline/inline.h"
+
+#include <ATen/ATen.h>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/graph_module.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/values.h"
+#include "tracer/leaf_policy/leaf_policy.h"
+#include "tracer/module_path/module_path.h"
+#include "tracer/tagging/tagging.h"
+#include "tracer/tracer.h"
+
+namespace fx {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+GraphModule trace(const std::string& fixture, std::vector<std::string> leaves = {}) {
+  Tracer tracer;
+  if (!leaves.empty()) tracer.add_extension(std::make_shared<LeafPolicy>(std::vector<std::string>{}, leaves));
+  auto gm = tracer.trace(testing::load_fixture(fixture));
+  EXPECT_TRUE(gm.ok()) << gm.status();
+  return std::move(*gm);
+}
+
+absl::Status run(GraphModule& gm, InlineOptions options, PassContext* ctx = nullptr) {
+  Registry registry;
+  PassContext local(registry);
+  absl::Status s = Inline(std::move(options)).run(gm, ctx != nullptr ? *ctx : local);
+  if (s.ok()) {
+    absl::Status lint = gm.lint();
+    EXPECT_TRUE(lint.ok()) << lint;
+  }
+  return s;
+}
+
+std::vector<std::string> targets(const Graph& g, Op op) {
+  std::vector<std::string> out;
+  for (const Node* n : g.find_nodes(op)) out.push_back(n->target());
+  return out;
+}
+
+TEST(InlineTest, SeedModuleMBecomesReluPlusOne) {
+  GraphModule gm = trace("m_relu_add.pt");
+  ASSERT_TRUE(run(gm, {}).ok());
+  EXPECT_THAT(gm.graph().find_nodes(Op::kCallModule), IsEmpty());
+  std::vector<std::string> ops;
+  for (const Node* n : gm.graph().nodes()) ops.push_back(absl::StrCat(op_name(n->op()), " ", n->name()));
+  // As with torch.fx, the body's node is named after the call_module it
+  // replaces, which still held the name `relu` when it was created.
+  EXPECT_THAT(ops, ::testing::ElementsAre("placeholder x", "call_function relu_1",
+                                          "call_function add", "output output"));
+  EXPECT_EQ(gm.graph().find_node("relu_1")->target(), "aten::relu");
+  testing::expect_same_outputs(gm, testing::load_fixture("m_relu_add.pt"), {at::randn({4, 3})});
+}
+
+TEST(InlineTest, ResNet18HasNoCallModuleLeftAndComputesTheSame) {
+  GraphModule gm = trace("resnet18.pt");
+  ASSERT_TRUE(run(gm, {}).ok());
+  EXPECT_THAT(gm.graph().find_nodes(Op::kCallModule), IsEmpty());
+  EXPECT_EQ(gm.graph().find_nodes(Op::kCallFunction, "aten::conv2d").size(), 20u);
+  testing::expect_same_outputs(gm, testing::load_fixture("resnet18.pt"),
+                               testing::example_inputs("resnet18"));
+}
+
+TEST(InlineTest, ChoosesByTargetOrByType) {
+  GraphModule by_target = trace("resnet18.pt");
+  ASSERT_TRUE(run(by_target, {{"relu", "layer1.0.conv1"}, {}, false, false}).ok());
+  std::vector<std::string> left = targets(by_target.graph(), Op::kCallModule);
+  EXPECT_EQ(std::count(left.begin(), left.end(), "relu"), 0);
+  EXPECT_EQ(std::count(left.begin(), left.end(), "layer1.0.conv1"), 0);
+  EXPECT_EQ(std::count(left.begin(), left.end(), "layer1.0.relu"), 2);
+
+  GraphModule by_type = trace("resnet18.pt");
+  ASSERT_TRUE(run(by_type, {{}, {"BatchNorm2d", "torch.nn.modules.activation.ReLU"}, false, false}).ok());
+  for (const std::string& t : targets(by_type.graph(), Op::kCallModule)) {
+    EXPECT_THAT(t, ::testing::Not(HasSubstr("bn"))) << t;
+    EXPECT_THAT(t, ::testing::Not(HasSubstr("relu"))) << t;
+  }
+  EXPECT_EQ(by_type.graph().find_nodes(Op::kCallFunction, "aten::batch_norm").size(), 20u);
+  testing::expect_same_outputs(by_type, testing::load_fixture("resnet18.pt"),
+                               testing::example_inputs("resnet18"));
+}
+
+TEST(InlineTest, MetadataIsCarriedWithTheInlinedModulesPath) {
+  Tracer tracer;
+  tracer.add_extension(std::make_shared<ModulePathTracer>());
+  tracer.add_extension(std::make_shared<TaggingTracer>("bar"));
+  auto gm = tracer.trace(testing::load_fixture("resnet18.pt"));
+  ASSERT_TRUE(gm.ok());
+  ASSERT_TRUE(run(*gm, {{"layer1.0.conv1", "layer1.0.bn1"}, {}, false, false}).ok());
+  Node* conv = gm->graph().find_nodes(Op::kCallFunction, "aten::conv2d").at(0);
+  EXPECT_EQ(conv->meta().find("module_path")->as_string(), "layer1.0.conv1");
+  EXPECT_EQ(conv->meta().find("tag")->as_string(), "bar");
+  Node* weight = gm->graph().find_nodes(Op::kGetAttr, "layer1.0.bn1.running_mean").at(0);
+  EXPECT_EQ(weight->meta().find("module_path")->as_string(), "layer1.0.bn1");
+  EXPECT_EQ(weight->name(), "layer1_0_bn1_running_mean");
+}
+
+TEST(InlineTest, ParametersAlreadyFetchedAreReused) {
+  // MyModule reads linear.weight before calling linear.
+  GraphModule gm = trace("my_module.pt");
+  ASSERT_TRUE(run(gm, {}).ok());
+  std::vector<Node*> weights = gm.graph().find_nodes(Op::kGetAttr, "linear.weight");
+  ASSERT_EQ(weights.size(), 1u);
+  EXPECT_EQ(weights[0]->name(), "linear_weight");
+  EXPECT_EQ(weights[0]->users().size(), 2u);  // the add and the linear
+  testing::expect_same_outputs(gm, testing::load_fixture("my_module.pt"),
+                               testing::example_inputs("my_module"));
+}
+
+TEST(InlineTest, RecurseInlinesWhatTheBodiesCall) {
+  GraphModule once = trace("resnet18.pt", {"BasicBlock"});
+  ASSERT_TRUE(run(once, {{}, {"BasicBlock"}, false, false}).ok());
+  EXPECT_THAT(targets(once.graph(), Op::kCallModule), ::testing::Contains("layer1.0.conv1"));
+
+  GraphModule all = trace("resnet18.pt", {"BasicBlock"});
+  ASSERT_TRUE(run(all, {{}, {}, true, false}).ok());
+  EXPECT_THAT(all.graph().find_nodes(Op::kCallModule), IsEmpty());
+  testing::expect_same_outputs(all, testing::load_fixture("resnet18.pt"),
+                               testing::example_inputs("resnet18"));
+}
+
+TEST(InlineTest, TupleResultsReplaceTheirGetitems) {
+  GraphModule gm = trace("uses_pair.pt", {"Pair"});
+  ASSERT_EQ(gm.graph().find_nodes(Op::kCallFunction, "operator.getitem").size(), 2u);
+  ASSERT_TRUE(run(gm, {}).ok());
+  EXPECT_THAT(gm.graph().find_nodes(Op::kCallFunction, "operator.getitem"), IsEmpty());
+  testing::expect_same_outputs(gm, testing::load_fixture("uses_pair.pt"), {at::randn({5})});
+}
+
+TEST(InlineTest, UntraceableModulesAreLeftWithAWarningOrFail) {
+  GraphModule gm = trace("gated.pt", {"Gate"});
+  Registry registry;
+  PassContext ctx(registry);
+  ASSERT_TRUE(run(gm, {}, &ctx).ok());
+  EXPECT_THAT(targets(gm.graph(), Op::kCallModule), ::testing::ElementsAre("gate"));
+  ASSERT_EQ(ctx.warnings().size(), 1u);
+  EXPECT_THAT(ctx.warnings()[0], HasSubstr("cannot inline call_module 'gate' (module 'gate')"));
+  EXPECT_THAT(ctx.warnings()[0], HasSubstr("control flow depends on an input value"));
+  EXPECT_THAT(ctx.warnings()[0], HasSubstr("tracer_models.py:"));
+  // Nothing of the failed attempt is left behind.
+  EXPECT_EQ(gm.graph().size(), 4u);  // x, gate, add, output
+  testing::expect_same_outputs(gm, testing::load_fixture("gated.pt"), {at::randn({3})});
+
+  GraphModule strict = trace("gated.pt", {"Gate"});
+  absl::Status s = run(strict, {{}, {}, false, true});
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("cannot inline call_module 'gate'"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("on_error=warn"));
+}
+
+TEST(InlineTest, OptionsAreChecked) {
+  Registry registry;
+  PluginRegistrar r({"inline", "1", ""});
+  register_inline(r);
+  ASSERT_TRUE(registry.commit(r).ok());
+  const PassInfo* info = registry.find_pass("inline");
+  EXPECT_THAT(std::string(info->factory(Options{{"on_error", "ignore"}}).status().message()),
+              HasSubstr("option 'on_error' takes warn or fail, not 'ignore'"));
+  EXPECT_FALSE(info->factory(Options{{"recurse", "maybe"}}).ok());
+  EXPECT_TRUE(info->factory(Options{{"modules", "relu,fc"}, {"recurse", "true"}}).ok());
+}
+
+}  // namespace
+}  // namespace fx
