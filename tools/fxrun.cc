@@ -109,6 +109,14 @@ std::vector<std::string> normalise_arguments(int argc, char** argv,
   return out;
 }
 
+// A path the user typed: under `bazel run` the working directory is the
+// runfiles tree, so relative paths are taken from where bazel was run.
+std::string user_path(const std::string& path) {
+  const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
+  if (path.empty() || path[0] == '/' || cwd == nullptr) return path;
+  return absl::StrCat(cwd, "/", path);
+}
+
 std::string find_runfile(const Runfiles* runfiles, const std::string& path) {
   if (runfiles == nullptr) return "";
   return runfiles->Rlocation(absl::StrCat("fx_cpp/", path));
@@ -250,12 +258,12 @@ int run(int argc, char** argv) {
 
   if (absl::GetFlag(FLAGS_builtin_plugins)) load_builtin_plugins(runfiles.get());
   for (const std::string& path : plugin_paths) {
-    auto loaded = load_plugin(path);
+    auto loaded = load_plugin(user_path(path));
     if (!loaded.ok()) fail(loaded.status().message());
   }
 
   std::ofstream file;
-  const std::string output = absl::GetFlag(FLAGS_output);
+  const std::string output = user_path(absl::GetFlag(FLAGS_output));
   if (!output.empty()) {
     file.open(output);
     if (!file) fail(absl::StrCat("cannot write --output file ", output));
@@ -282,7 +290,7 @@ int run(int argc, char** argv) {
 
   Tracer tracer;
   configure_tracer(tracer);
-  std::string model_path = absl::GetFlag(FLAGS_model);
+  std::string model_path = user_path(absl::GetFlag(FLAGS_model));
   if (model_path.empty()) {
     model_path = find_runfile(runfiles.get(), "tests/fixtures/resnet18.pt");
     if (model_path.empty()) fail("no --model given and the bundled ResNet-18 is not in the runfiles");

@@ -333,7 +333,8 @@ TEST(TracerTest, TraceIntoInlinesASubmoduleCall) {
 
 TEST(TracerTest, TracedModulesComputeWhatTheirScriptsCompute) {
   for (const char* name : {"m1", "m2", "m_relu_add", "my_module", "simple_model", "exp_tan",
-                           "multi_io", "train_mode"}) {
+                           "multi_io", "train_mode", "ops", "inplace_input", "uses_pair",
+                           "frozen_linear"}) {
     SCOPED_TRACE(name);
     torch::jit::Module m = testing::load_fixture(std::string(name) + ".pt");
     GraphModule gm = trace_ok(std::string(name) + ".pt");
