@@ -63,9 +63,15 @@ void append_leaf(std::string& out, const Argument& arg, Spelling spelling) {
   }
 }
 
-// Python's repr of containers; nodes print as their name.
-void append_repr(std::string& out, const Argument& arg) {
+// Containers and leaves, in one of the two spellings: Python's repr (nodes by
+// name, strings and dict keys quoted) or torch.fx's `_format_arg` (`%name`
+// for nodes, str() for leaves, dict keys bare).
+void append_value(std::string& out, const Argument& arg, Spelling spelling) {
   switch (arg.kind()) {
+    case Argument::Kind::kNode:
+      if (spelling == Spelling::kStr) out += '%';
+      out += arg.to_node()->name();
+      return;
     case Argument::Kind::kList:
     case Argument::Kind::kTuple: {
       const bool is_list = arg.is_list();
@@ -73,7 +79,7 @@ void append_repr(std::string& out, const Argument& arg) {
       out += is_list ? '[' : '(';
       for (size_t i = 0; i < items.size(); ++i) {
         if (i > 0) out += ", ";
-        append_repr(out, items[i]);
+        append_value(out, items[i], spelling);
       }
       if (!is_list && items.size() == 1) out += ',';
       out += is_list ? ']' : ')';
@@ -85,51 +91,22 @@ void append_repr(std::string& out, const Argument& arg) {
       for (const auto& [key, value] : arg.dict_items()) {
         if (!first) out += ", ";
         first = false;
-        absl::StrAppend(&out, python_string_repr(key), ": ");
-        append_repr(out, value);
+        absl::StrAppend(&out, spelling == Spelling::kRepr ? python_string_repr(key) : key, ": ");
+        append_value(out, value, spelling);
       }
       out += '}';
       return;
     }
     default:
-      append_leaf(out, arg, Spelling::kRepr);
+      append_leaf(out, arg, spelling);
   }
 }
 
-// torch.fx's `_format_arg`: `%name` for nodes, str() for leaves.
+void append_repr(std::string& out, const Argument& arg) { append_value(out, arg, Spelling::kRepr); }
+
+// torch.fx's `_format_arg`.
 void append_fx_format(std::string& out, const Argument& arg) {
-  switch (arg.kind()) {
-    case Argument::Kind::kNode:
-      absl::StrAppend(&out, "%", arg.to_node()->name());
-      return;
-    case Argument::Kind::kList:
-    case Argument::Kind::kTuple: {
-      const bool is_list = arg.is_list();
-      const auto& items = arg.elements();
-      out += is_list ? '[' : '(';
-      for (size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) out += ", ";
-        append_fx_format(out, items[i]);
-      }
-      if (!is_list && items.size() == 1) out += ',';
-      out += is_list ? ']' : ')';
-      return;
-    }
-    case Argument::Kind::kDict: {
-      out += '{';
-      bool first = true;
-      for (const auto& [key, value] : arg.dict_items()) {
-        if (!first) out += ", ";
-        first = false;
-        absl::StrAppend(&out, key, ": ");
-        append_fx_format(out, value);
-      }
-      out += '}';
-      return;
-    }
-    default:
-      append_leaf(out, arg, Spelling::kStr);
-  }
+  append_value(out, arg, Spelling::kStr);
 }
 
 void append_fx_format(std::string& out, const Arguments& args) {

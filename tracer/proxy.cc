@@ -62,60 +62,17 @@ Proxy Proxy::to(c10::ScalarType dtype) const { return call_method("to", {dtype})
 Proxy Proxy::to(c10::Device device) const { return call_method("to", {device}); }
 Proxy Proxy::matmul(const Proxy& other) const { return call_method("matmul", {other}); }
 
-#define FX_PROXY_BINARY_OPERATOR(op, fn)                  \
-  Proxy operator op(const Proxy& a, const Proxy& b) {     \
-    return a.call_function("operator." fn, {a, b});       \
+#define FX_PROXY_DEFINE_BINARY(op, fn)              \
+  Proxy operator op(const Proxy& a, const Proxy& b) { \
+    return a.call_function("operator." fn, {a, b});   \
   }
-FX_PROXY_BINARY_OPERATOR(+, "add")
-FX_PROXY_BINARY_OPERATOR(-, "sub")
-FX_PROXY_BINARY_OPERATOR(*, "mul")
-FX_PROXY_BINARY_OPERATOR(/, "truediv")
-FX_PROXY_BINARY_OPERATOR(%, "mod")
-FX_PROXY_BINARY_OPERATOR(&, "and_")
-FX_PROXY_BINARY_OPERATOR(|, "or_")
-FX_PROXY_BINARY_OPERATOR(^, "xor")
-FX_PROXY_BINARY_OPERATOR(<<, "lshift")
-FX_PROXY_BINARY_OPERATOR(>>, "rshift")
-FX_PROXY_BINARY_OPERATOR(<, "lt")
-FX_PROXY_BINARY_OPERATOR(<=, "le")
-FX_PROXY_BINARY_OPERATOR(>, "gt")
-FX_PROXY_BINARY_OPERATOR(>=, "ge")
-FX_PROXY_BINARY_OPERATOR(==, "eq")
-FX_PROXY_BINARY_OPERATOR(!=, "ne")
-#undef FX_PROXY_BINARY_OPERATOR
+FX_PROXY_BINARY_OPERATORS(FX_PROXY_DEFINE_BINARY)
+#undef FX_PROXY_DEFINE_BINARY
 
-#define FX_PROXY_UNARY_FUNCTION(name) \
+#define FX_PROXY_DEFINE_UNARY(name) \
   Proxy name(const Proxy& x) { return x.call_function("torch." #name, {x}); }
-FX_PROXY_UNARY_FUNCTION(exp)
-FX_PROXY_UNARY_FUNCTION(log)
-FX_PROXY_UNARY_FUNCTION(log1p)
-FX_PROXY_UNARY_FUNCTION(expm1)
-FX_PROXY_UNARY_FUNCTION(sin)
-FX_PROXY_UNARY_FUNCTION(cos)
-FX_PROXY_UNARY_FUNCTION(tan)
-FX_PROXY_UNARY_FUNCTION(asin)
-FX_PROXY_UNARY_FUNCTION(acos)
-FX_PROXY_UNARY_FUNCTION(atan)
-FX_PROXY_UNARY_FUNCTION(sinh)
-FX_PROXY_UNARY_FUNCTION(cosh)
-FX_PROXY_UNARY_FUNCTION(tanh)
-FX_PROXY_UNARY_FUNCTION(asinh)
-FX_PROXY_UNARY_FUNCTION(acosh)
-FX_PROXY_UNARY_FUNCTION(atanh)
-FX_PROXY_UNARY_FUNCTION(sigmoid)
-FX_PROXY_UNARY_FUNCTION(relu)
-FX_PROXY_UNARY_FUNCTION(abs)
-FX_PROXY_UNARY_FUNCTION(sqrt)
-FX_PROXY_UNARY_FUNCTION(rsqrt)
-FX_PROXY_UNARY_FUNCTION(neg)
-FX_PROXY_UNARY_FUNCTION(reciprocal)
-FX_PROXY_UNARY_FUNCTION(erf)
-FX_PROXY_UNARY_FUNCTION(floor)
-FX_PROXY_UNARY_FUNCTION(ceil)
-FX_PROXY_UNARY_FUNCTION(round)
-FX_PROXY_UNARY_FUNCTION(sign)
-FX_PROXY_UNARY_FUNCTION(logit)
-#undef FX_PROXY_UNARY_FUNCTION
+FX_PROXY_UNARY_FUNCTIONS(FX_PROXY_DEFINE_UNARY)
+#undef FX_PROXY_DEFINE_UNARY
 
 Proxy matmul(const Proxy& a, const Proxy& b) { return a.call_function("torch.matmul", {a, b}); }
 Proxy mm(const Proxy& a, const Proxy& b) { return a.call_function("torch.mm", {a, b}); }

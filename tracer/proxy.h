@@ -126,8 +126,34 @@ class Proxy {
   TracerBase* tracer_;
 };
 
-// Python's operators (torch.fx's magic methods). A number on either side.
-#define FX_PROXY_BINARY_OPERATOR(op, fn)                                           \
+// Python's operators (torch.fx's magic methods) and the torch functions of
+// this header, as lists proxy.cc expands too: X(operator, "operator.<name>").
+#define FX_PROXY_BINARY_OPERATORS(X) \
+  X(+, "add")                        \
+  X(-, "sub")                        \
+  X(*, "mul")                        \
+  X(/, "truediv")                    \
+  X(%, "mod")                        \
+  X(&, "and_")                       \
+  X(|, "or_")                        \
+  X(^, "xor")                        \
+  X(<<, "lshift")                    \
+  X(>>, "rshift")                    \
+  X(<, "lt")                         \
+  X(<=, "le")                        \
+  X(>, "gt")                         \
+  X(>=, "ge")                        \
+  X(==, "eq")                        \
+  X(!=, "ne")
+
+// One-argument torch functions: X(name) records `torch.<name>`.
+#define FX_PROXY_UNARY_FUNCTIONS(X)                                                        \
+  X(exp) X(log) X(log1p) X(expm1) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh)    \
+  X(cosh) X(tanh) X(asinh) X(acosh) X(atanh) X(sigmoid) X(relu) X(abs) X(sqrt) X(rsqrt)   \
+  X(neg) X(reciprocal) X(erf) X(floor) X(ceil) X(round) X(sign) X(logit)
+
+// Proxy op Proxy, Proxy op number, number op Proxy.
+#define FX_PROXY_DECLARE_BINARY(op, fn)                                            \
   Proxy operator op(const Proxy& a, const Proxy& b);                                \
   template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>       \
   Proxy operator op(const Proxy& a, T b) {                                          \
@@ -137,56 +163,12 @@ class Proxy {
   Proxy operator op(T a, const Proxy& b) {                                          \
     return b.call_function("operator." fn, {Argument(a), b});                       \
   }
-FX_PROXY_BINARY_OPERATOR(+, "add")
-FX_PROXY_BINARY_OPERATOR(-, "sub")
-FX_PROXY_BINARY_OPERATOR(*, "mul")
-FX_PROXY_BINARY_OPERATOR(/, "truediv")
-FX_PROXY_BINARY_OPERATOR(%, "mod")
-FX_PROXY_BINARY_OPERATOR(&, "and_")
-FX_PROXY_BINARY_OPERATOR(|, "or_")
-FX_PROXY_BINARY_OPERATOR(^, "xor")
-FX_PROXY_BINARY_OPERATOR(<<, "lshift")
-FX_PROXY_BINARY_OPERATOR(>>, "rshift")
-FX_PROXY_BINARY_OPERATOR(<, "lt")
-FX_PROXY_BINARY_OPERATOR(<=, "le")
-FX_PROXY_BINARY_OPERATOR(>, "gt")
-FX_PROXY_BINARY_OPERATOR(>=, "ge")
-FX_PROXY_BINARY_OPERATOR(==, "eq")
-FX_PROXY_BINARY_OPERATOR(!=, "ne")
-#undef FX_PROXY_BINARY_OPERATOR
+FX_PROXY_BINARY_OPERATORS(FX_PROXY_DECLARE_BINARY)
+#undef FX_PROXY_DECLARE_BINARY
 
-// torch functions (call_function `torch.<name>`).
-#define FX_PROXY_UNARY_FUNCTION(name) Proxy name(const Proxy& x);
-FX_PROXY_UNARY_FUNCTION(exp)
-FX_PROXY_UNARY_FUNCTION(log)
-FX_PROXY_UNARY_FUNCTION(log1p)
-FX_PROXY_UNARY_FUNCTION(expm1)
-FX_PROXY_UNARY_FUNCTION(sin)
-FX_PROXY_UNARY_FUNCTION(cos)
-FX_PROXY_UNARY_FUNCTION(tan)
-FX_PROXY_UNARY_FUNCTION(asin)
-FX_PROXY_UNARY_FUNCTION(acos)
-FX_PROXY_UNARY_FUNCTION(atan)
-FX_PROXY_UNARY_FUNCTION(sinh)
-FX_PROXY_UNARY_FUNCTION(cosh)
-FX_PROXY_UNARY_FUNCTION(tanh)
-FX_PROXY_UNARY_FUNCTION(asinh)
-FX_PROXY_UNARY_FUNCTION(acosh)
-FX_PROXY_UNARY_FUNCTION(atanh)
-FX_PROXY_UNARY_FUNCTION(sigmoid)
-FX_PROXY_UNARY_FUNCTION(relu)
-FX_PROXY_UNARY_FUNCTION(abs)
-FX_PROXY_UNARY_FUNCTION(sqrt)
-FX_PROXY_UNARY_FUNCTION(rsqrt)
-FX_PROXY_UNARY_FUNCTION(neg)
-FX_PROXY_UNARY_FUNCTION(reciprocal)
-FX_PROXY_UNARY_FUNCTION(erf)
-FX_PROXY_UNARY_FUNCTION(floor)
-FX_PROXY_UNARY_FUNCTION(ceil)
-FX_PROXY_UNARY_FUNCTION(round)
-FX_PROXY_UNARY_FUNCTION(sign)
-FX_PROXY_UNARY_FUNCTION(logit)
-#undef FX_PROXY_UNARY_FUNCTION
+#define FX_PROXY_DECLARE_UNARY(name) Proxy name(const Proxy& x);
+FX_PROXY_UNARY_FUNCTIONS(FX_PROXY_DECLARE_UNARY)
+#undef FX_PROXY_DECLARE_UNARY
 
 Proxy matmul(const Proxy& a, const Proxy& b);
 Proxy mm(const Proxy& a, const Proxy& b);
