@@ -16,6 +16,7 @@
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/runfiles.h"
 
 namespace fx {
 namespace {
@@ -23,23 +24,15 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-std::string runfile(const std::string& path) {
-  return std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") + "/" + path;
-}
+using ::fx::testing::read_file;
+using ::fx::testing::read_lines;
+using ::fx::testing::runfile;
 
 struct Result {
   int exit_code = -1;
   std::string out;
   std::string err;
 };
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 Result fxrun(const std::string& args) {
   const std::string err_path = absl::StrCat(getenv("TEST_TMPDIR"), "/fxrun.err");
@@ -52,17 +45,12 @@ Result fxrun(const std::string& args) {
   while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read(err_path);
+  r.err = read_file(err_path);
   return r;
 }
 
 std::vector<std::string> seed_table() {
-  std::vector<std::string> lines;
-  for (absl::string_view l : absl::StrSplit(read(runfile("tests/seeds/000_resnet18_module_paths.txt")),
-                                            '\n', absl::SkipEmpty())) {
-    lines.emplace_back(l);
-  }
-  return lines;
+  return read_lines(runfile("tests/seeds/000_resnet18_module_paths.txt"));
 }
 
 TEST(FxrunTest, WithoutFlagsPrintsResNet18WithModulePaths) {
@@ -101,7 +89,7 @@ TEST(FxrunTest, ThreeTracerExtensionsInOneRun) {
                                 out_path));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.empty());
-  const nlohmann::json graph = nlohmann::json::parse(read(out_path));
+  const nlohmann::json graph = nlohmann::json::parse(read_file(out_path));
   const auto& conv1 = graph["nodes"][1];
   EXPECT_EQ(conv1["meta"]["module_path"], "conv1");
   EXPECT_EQ(conv1["meta"]["tag"], "bar");

@@ -8,15 +8,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "plugins/fx_plugin.h"
+#include "tests/testing/runfiles.h"
 
 namespace fx {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::string runfile(const std::string& path) {
-  return std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") + "/" + path;
-}
+using ::fx::testing::runfile;
 
 std::string message_of(const absl::Status& s) { return std::string(s.message()); }
 

@@ -9,6 +9,7 @@
 #include "passes/pass_manager.h"
 #include "plugins/fx_plugin.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/runfiles.h"
 #include "tracer/symbolic_trace.h"
 
 namespace fx {
@@ -16,10 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-std::string runfile(const std::string& path) {
-  return std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") + "/" + path;
-}
+using ::fx::testing::runfile;
 
 class SeedPassesTest : public ::testing::Test {
  protected:

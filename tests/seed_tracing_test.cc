@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "runtime/graph_module.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/runfiles.h"
 #include "tests/testing/values.h"
 #include "tracer/proxy.h"
 #include "tracer/symbolic_trace.h"
@@ -55,13 +56,6 @@ class ModulePathTracer : public TracerExtension {
   }
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::vector<std::string> lines_without_trailing_blanks(const std::string& text) {
   std::vector<std::string> out;
   for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
@@ -88,8 +82,7 @@ TEST(Seed000, ModulePathTracerOnResNet18PrintsTheSeedsTable) {
     absl::StrAppend(&printed, "Node ", node->name(), " is from module ", module_qualname, "\n");
   }
   const std::string expected =
-      read_file(std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") +
-                "/tests/seeds/000_resnet18_module_paths.txt");
+      testing::read_file(testing::runfile("tests/seeds/000_resnet18_module_paths.txt"));
   // Python's print leaves a blank after an empty module name; the seed's copy
   // does not: compare without trailing blanks.
   std::vector<std::string> want = lines_without_trailing_blanks(expected);

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/runfiles.h"
 #include "tests/testing/values.h"
 #include "tracer/tracer.h"
 
@@ -17,15 +18,6 @@ namespace fx {
 namespace {
 
 class TorchvisionTest : public ::testing::TestWithParam<std::string> {};
-
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) lines.push_back(line);
-  }
-  return lines;
-}
 
 TEST_P(TorchvisionTest, TracesLikeTorchFx) {
   const std::string name = GetParam();
@@ -37,7 +29,7 @@ TEST_P(TorchvisionTest, TracesLikeTorchFx) {
   std::vector<std::string> ours;
   for (const Node* n : gm->graph().find_nodes(Op::kCallModule)) ours.push_back(n->target());
   const std::vector<std::string> reference =
-      read_lines(testing::fixture_path(name + ".fx_call_modules.txt"));
+      testing::read_lines(testing::fixture_path(name + ".fx_call_modules.txt"));
   ASSERT_FALSE(reference.empty());
   if (reference[0].rfind("# torch.fx cannot trace", 0) == 0) {
     // Python's torch.fx fails on this model (see the file); we must not.

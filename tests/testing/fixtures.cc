@@ -7,20 +7,13 @@
 
 #include <torch/csrc/jit/serialization/import.h>
 
+#include "tests/testing/runfiles.h"
+
 namespace fx {
 namespace testing {
 
 std::string fixture_path(const std::string& name) {
-  // Tests get TEST_SRCDIR; `bazel run` starts binaries in their runfiles tree.
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  const std::string ws = workspace != nullptr ? workspace : "fx_cpp";
-  std::string root = ".";
-  if (const char* srcdir = std::getenv("TEST_SRCDIR")) {
-    root = std::string(srcdir) + "/" + ws;
-  } else if (const char* runfiles = std::getenv("RUNFILES_DIR")) {
-    root = std::string(runfiles) + "/" + ws;
-  }
-  return root + "/tests/fixtures/" + name;
+  return runfile("tests/fixtures/" + name);
 }
 
 torch::jit::Module load_fixture(const std::string& name) {

@@ -1,4 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
+#include "tests/testing/runfiles.h"
 #include "tracer/module_path/module_path.h"
 
 #include <fstream>
@@ -16,10 +17,8 @@ TEST(ModulePathTest, ResNet18NodesCarryTheSeedsModulePaths) {
   tracer.add_extension(std::make_shared<ModulePathTracer>());
   auto gm = tracer.trace(testing::load_fixture("resnet18.pt"));
   ASSERT_TRUE(gm.ok()) << gm.status();
-  std::ifstream in(std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") +
-                   "/tests/seeds/000_resnet18_module_paths.txt");
-  std::vector<std::string> want;
-  for (std::string line; std::getline(in, line);) want.push_back(line);
+  const std::vector<std::string> want =
+      testing::read_lines(testing::runfile("tests/seeds/000_resnet18_module_paths.txt"));
   std::vector<std::string> got;
   for (const Node* n : gm->graph().nodes()) {
     const MetaValue* path = n->meta().find("module_path");
