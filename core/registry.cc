@@ -8,27 +8,35 @@
 
 namespace fx {
 
-void PluginRegistrar::add_pass(std::string name, std::string description,
-                               std::vector<OptionSpec> options, PassFactory factory) {
-  PassInfo info;
+namespace {
+
+// PassInfo and TracerExtensionInfo describe their entries the same way.
+template <typename Info, typename Factory>
+Info make_info(std::string name, std::string description, std::vector<OptionSpec> options,
+               const PluginRecord& plugin, Factory factory) {
+  Info info;
   info.name = std::move(name);
   info.description = std::move(description);
   info.options = std::move(options);
-  info.plugin = plugin_;
+  info.plugin = plugin;
   info.factory = std::move(factory);
-  passes_.push_back(std::move(info));
+  return info;
+}
+
+}  // namespace
+
+void PluginRegistrar::add_pass(std::string name, std::string description,
+                               std::vector<OptionSpec> options, PassFactory factory) {
+  passes_.push_back(make_info<PassInfo>(std::move(name), std::move(description),
+                                        std::move(options), plugin_, std::move(factory)));
 }
 
 void PluginRegistrar::add_tracer_extension(std::string name, std::string description,
                                            std::vector<OptionSpec> options,
                                            TracerExtensionFactory factory) {
-  TracerExtensionInfo info;
-  info.name = std::move(name);
-  info.description = std::move(description);
-  info.options = std::move(options);
-  info.plugin = plugin_;
-  info.factory = std::move(factory);
-  extensions_.push_back(std::move(info));
+  extensions_.push_back(make_info<TracerExtensionInfo>(std::move(name), std::move(description),
+                                                       std::move(options), plugin_,
+                                                       std::move(factory)));
 }
 
 void PluginRegistrar::add_table_entry(std::string table, std::string key, std::string value) {
