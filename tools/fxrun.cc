@@ -13,7 +13,9 @@
 // runfiles exactly as --plugin loads out-of-tree ones. Flags may be spelled
 // with dashes or underscores (--time-passes, --time_passes). Every bad input
 // is a one-line error on stderr and exit status 1.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -68,6 +70,11 @@ namespace fx {
 namespace {
 
 using Runfiles = bazel::tools::cpp::runfiles::Runfiles;
+
+// libtorch's messages continue with context lines; the first says what failed.
+std::string first_line(absl::string_view message) {
+  return std::string(message.substr(0, message.find('\n')));
+}
 
 [[noreturn]] void fail(absl::string_view message) {
   // One line: a status message may span several.
@@ -295,13 +302,20 @@ int run(int argc, char** argv) {
     model_path = find_runfile(runfiles.get(), "tests/fixtures/resnet18.pt");
     if (model_path.empty()) fail("no --model given and the bundled ResNet-18 is not in the runfiles");
   }
+  if (std::FILE* f = std::fopen(model_path.c_str(), "rb")) {
+    std::fclose(f);
+  } else {
+    fail(absl::StrCat("cannot read model ", model_path, ": ", std::strerror(errno)));
+  }
   torch::jit::Module model;
+  const char* kNotTorchScript = " (is it a TorchScript file saved with torch.jit.save?)";
   try {
     model = torch::jit::load(model_path);
   } catch (const c10::Error& e) {
-    fail(absl::StrCat("cannot load model ", model_path, ": ", e.what_without_backtrace()));
+    fail(absl::StrCat("cannot load model ", model_path, kNotTorchScript, ": ",
+                      first_line(e.what_without_backtrace())));
   } catch (const std::exception& e) {
-    fail(absl::StrCat("cannot load model ", model_path, ": ", e.what()));
+    fail(absl::StrCat("cannot load model ", model_path, kNotTorchScript, ": ", first_line(e.what())));
   }
   auto gm = tracer.trace(model);
   if (!gm.ok()) fail(absl::StrCat("cannot trace ", model_path, ": ", gm.status().message()));
