@@ -2,6 +2,7 @@
 #include "core/graph.h"
 
 #include "core/printer.h"
+#include "core/testing/seed_graphs.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -18,22 +19,11 @@ std::vector<std::string> names_of(const Graph& g) {
   return names;
 }
 
-// Seed 004's MyModule:
-//   torch.topk(torch.sum(self.linear(x + self.linear.weight).relu(), dim=-1), 3)
-void build_my_module(Graph& g) {
-  Node* x = g.placeholder("x");
-  Node* w = g.get_attr("linear.weight");
-  Node* add = g.call_function("operator.add", {x, w});
-  Node* linear = g.call_module("linear", {add});
-  Node* relu = g.call_method("relu", {linear});
-  Node* sum = g.call_function("torch.sum", {relu}, {{"dim", -1}});
-  Node* topk = g.call_function("torch.topk", {sum, 3});
-  g.output(topk);
-}
+using testing::build_seed_my_module;
 
 TEST(GraphTest, SeedMyModuleHasTorchFxNamesAndStructure) {
   Graph g;
-  build_my_module(g);
+  build_seed_my_module(g);
   EXPECT_THAT(names_of(g),
               ElementsAre("x", "linear_weight", "add", "linear", "relu", "sum_1", "topk", "output"));
   std::vector<Op> ops;
@@ -227,7 +217,7 @@ TEST(GraphTest, EliminateDeadCodeKeepsPlaceholdersOutputAndImpureNodes) {
 
 TEST(GraphTest, LintAcceptsAWellFormedGraph) {
   Graph g;
-  build_my_module(g);
+  build_seed_my_module(g);
   EXPECT_TRUE(g.lint().ok());
 }
 
@@ -318,7 +308,7 @@ TEST(GraphTest, GraphCopyInlinesAnotherGraphWithPremappedInputs) {
 
 TEST(GraphTest, CopyIsDeepAndKeepsNames) {
   Graph g;
-  build_my_module(g);
+  build_seed_my_module(g);
   g.meta().set("source", "seed 004");
   g.find_node("relu")->meta().set("tag", "foo");
   NodeMap map;

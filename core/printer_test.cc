@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "core/testing/seed_graphs.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -11,14 +12,7 @@ namespace {
 
 TEST(PrinterTest, SeedMyModuleGraphPrintsExactlyAsTorchFx) {
   Graph g;
-  Node* x = g.placeholder("x");
-  Node* w = g.get_attr("linear.weight");
-  Node* add = g.call_function("operator.add", {x, w});
-  Node* linear = g.call_module("linear", {add});
-  Node* relu = g.call_method("relu", {linear});
-  Node* sum = g.call_function("torch.sum", {relu}, {{"dim", -1}});
-  Node* topk = g.call_function("torch.topk", {sum, 3});
-  g.output(topk);
+  testing::build_seed_my_module(g);
   EXPECT_EQ(format_graph(g),
             "graph():\n"
             "    %x : [num_users=1] = placeholder[target=x]\n"
