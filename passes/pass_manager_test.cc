@@ -152,15 +152,5 @@ TEST_F(PassManagerTest, TimingReportAndPrintAfter) {
               HasSubstr("unknown pass 'nope'"));
 }
 
-TEST_F(PassManagerTest, DceCanDropUnusedSubmodules) {
-  GraphModule gm = module_with_dead_code();
-  ASSERT_TRUE(gm.add_attribute("unused", c10::IValue(int64_t{1})).ok());
-  auto pm = PassManager::create("dce{submodules=true}", registry_);
-  ASSERT_TRUE(pm.ok()) << pm.status();
-  PassContext ctx(registry_);
-  ASSERT_TRUE(pm->run(gm, ctx).ok());
-  EXPECT_FALSE(gm.get_attr("unused").ok());
-}
-
 }  // namespace
 }  // namespace fx
