@@ -367,7 +367,7 @@ absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
       if (absl::Status s = arity(2); !s.ok()) return s;
       const c10::IValue& seq = args[0];
       if ((seq.isList() || seq.isTuple()) && args[1].isInt()) {
-        const auto items = seq.isTuple() ? seq.toTupleRef().elements().vec() : seq.toListRef().vec();
+        const std::vector<c10::IValue> items = sequence_elements(seq);
         int64_t i = args[1].toInt();
         const int64_t n = static_cast<int64_t>(items.size());
         if (i < 0) i += n;
@@ -446,10 +446,7 @@ absl::Status resolve(NodePlan& p, const std::vector<c10::IValue>& args,
   auto literal_fits = [&](const c10::FunctionSchema& schema, bool swapped) {
     const auto& params = schema.arguments();
     auto fits = [](const c10::Argument& p, const Argument& a) {
-      c10::TypePtr t = p.real_type();
-      if (t->kind() == c10::TypeKind::OptionalType) {
-        t = t->expectRef<c10::OptionalType>().getElementType();
-      }
+      const c10::TypePtr t = without_optional(p.real_type());
       const bool enum_like = t->kind() == c10::TypeKind::ScalarTypeType ||
                              t->kind() == c10::TypeKind::LayoutType ||
                              t->kind() == c10::TypeKind::MemoryFormatType;

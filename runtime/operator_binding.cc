@@ -5,14 +5,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/value_conversion.h"
 
 namespace fx {
 
 void BoundOperator::run(torch::jit::Stack& stack) const { op->getOperation()(stack); }
 
-std::string BoundOperator::name() const {
-  const std::string& overload = schema->overload_name();
-  return overload.empty() ? schema->name() : absl::StrCat(schema->name(), ".", overload);
+std::string BoundOperator::name() const { return operator_name(*schema); }
+
+std::string operator_name(const c10::FunctionSchema& schema) {
+  const std::string& overload = schema.overload_name();
+  return overload.empty() ? schema.name() : absl::StrCat(schema.name(), ".", overload);
 }
 
 absl::StatusOr<BoundOperator> find_operator(absl::string_view qualified_name) {
@@ -47,53 +50,10 @@ std::vector<BoundOperator> find_overloads(absl::string_view qualified_name_witho
   return out;
 }
 
-namespace {
-
-c10::IValue make_typed_list(const c10::TypePtr& element, std::vector<c10::IValue> values) {
-  switch (element->kind()) {
-    case c10::TypeKind::IntType:
-    case c10::TypeKind::SymIntType: {
-      c10::List<int64_t> l;
-      for (auto& v : values) l.push_back(v.toInt());
-      return l;
-    }
-    case c10::TypeKind::FloatType: {
-      c10::List<double> l;
-      for (auto& v : values) l.push_back(v.toDouble());
-      return l;
-    }
-    case c10::TypeKind::BoolType: {
-      c10::List<bool> l;
-      for (auto& v : values) l.push_back(v.toBool());
-      return l;
-    }
-    case c10::TypeKind::TensorType: {
-      c10::List<at::Tensor> l;
-      for (auto& v : values) l.push_back(v.toTensor());
-      return l;
-    }
-    default: {
-      c10::impl::GenericList l(element);
-      for (auto& v : values) l.push_back(std::move(v));
-      return l;
-    }
-  }
-}
-
-std::vector<c10::IValue> elements_of(const c10::IValue& v) {
-  if (v.isTuple()) return v.toTupleRef().elements().vec();
-  return v.toListRef().vec();
-}
-
-}  // namespace
-
 absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr& type,
                                            c10::optional<int32_t> list_size) {
-  c10::TypePtr t = type;
-  if (t->kind() == c10::TypeKind::OptionalType) {
-    if (value.isNone()) return value;
-    t = t->expectRef<c10::OptionalType>().getElementType();
-  }
+  if (type->kind() == c10::TypeKind::OptionalType && value.isNone()) return value;
+  const c10::TypePtr t = without_optional(type);
   // Generic parameters (`t[]` of aten::len.t) accept any value of their shape:
   // TorchScript resolved the type variable when it compiled the call.
   if (t->kind() == c10::TypeKind::AnyType || t->hasFreeVariables() ||
@@ -124,7 +84,7 @@ absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr
       if (value.isList() || value.isTuple()) {
         std::vector<c10::IValue> items;
         bool ok = true;
-        for (c10::IValue& item : elements_of(value)) {
+        for (c10::IValue& item : sequence_elements(value)) {
           auto e = coerce_to_type(std::move(item), element);
           if (!e.ok()) {
             ok = false;

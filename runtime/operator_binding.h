@@ -44,6 +44,10 @@ struct BoundOperator {
   std::string name() const;
 };
 
+// The qualified name of a schema's operator with its overload, as graphs spell
+// call_function targets: "aten::add.Tensor", "aten::relu" (default overload).
+std::string operator_name(const c10::FunctionSchema& schema);
+
 // The operator named exactly `qualified_name` ("aten::add.Tensor", "aten::relu").
 // Fails when this libtorch has no such operator.
 absl::StatusOr<BoundOperator> find_operator(absl::string_view qualified_name);

@@ -9,13 +9,6 @@
 namespace fx {
 namespace {
 
-c10::TypePtr strip_optional(const c10::TypePtr& type) {
-  if (type && type->kind() == c10::TypeKind::OptionalType) {
-    return type->expectRef<c10::OptionalType>().getElementType();
-  }
-  return type;
-}
-
 std::string describe(const Argument& arg) {
   return std::string(kind_name(arg.kind()));
 }
@@ -38,30 +31,22 @@ absl::StatusOr<c10::IValue> infer_list(const std::vector<Argument>& items,
     if (!v.ok()) return v.status();
     values.push_back(std::move(*v));
   }
-  auto all = [&](auto pred) { return std::all_of(values.begin(), values.end(), pred); };
-  if (!values.empty() && all([](const c10::IValue& v) { return v.isInt(); })) {
-    c10::List<int64_t> l;
-    for (auto& v : values) l.push_back(v.toInt());
-    return c10::IValue(l);
+  // The element type all values share, if they are ints, floats, bools or tensors.
+  auto all = [&](bool (c10::IValue::*is)() const) {
+    return !values.empty() &&
+           std::all_of(values.begin(), values.end(), [is](const c10::IValue& v) { return (v.*is)(); });
+  };
+  c10::TypePtr element = c10::AnyType::get();
+  if (all(&c10::IValue::isInt)) {
+    element = c10::IntType::get();
+  } else if (all(&c10::IValue::isDouble)) {
+    element = c10::FloatType::get();
+  } else if (all(&c10::IValue::isBool)) {
+    element = c10::BoolType::get();
+  } else if (all(&c10::IValue::isTensor)) {
+    element = c10::TensorType::get();
   }
-  if (!values.empty() && all([](const c10::IValue& v) { return v.isDouble(); })) {
-    c10::List<double> l;
-    for (auto& v : values) l.push_back(v.toDouble());
-    return c10::IValue(l);
-  }
-  if (!values.empty() && all([](const c10::IValue& v) { return v.isBool(); })) {
-    c10::List<bool> l;
-    for (auto& v : values) l.push_back(v.toBool());
-    return c10::IValue(l);
-  }
-  if (!values.empty() && all([](const c10::IValue& v) { return v.isTensor(); })) {
-    c10::List<at::Tensor> l;
-    for (auto& v : values) l.push_back(v.toTensor());
-    return c10::IValue(l);
-  }
-  c10::impl::GenericList l(c10::AnyType::get());
-  for (auto& v : values) l.push_back(std::move(v));
-  return c10::IValue(l);
+  return make_typed_list(element, std::move(values));
 }
 
 absl::StatusOr<c10::IValue> infer(const Argument& arg, const NodeValueFn& node_value) {
@@ -121,34 +106,7 @@ absl::StatusOr<c10::IValue> typed_list(const std::vector<Argument>& items,
     if (!v.ok()) return v.status();
     values.push_back(std::move(*v));
   }
-  switch (element->kind()) {
-    case c10::TypeKind::IntType:
-    case c10::TypeKind::SymIntType: {
-      c10::List<int64_t> l;
-      for (auto& v : values) l.push_back(v.toInt());
-      return c10::IValue(l);
-    }
-    case c10::TypeKind::FloatType: {
-      c10::List<double> l;
-      for (auto& v : values) l.push_back(v.toDouble());
-      return c10::IValue(l);
-    }
-    case c10::TypeKind::BoolType: {
-      c10::List<bool> l;
-      for (auto& v : values) l.push_back(v.toBool());
-      return c10::IValue(l);
-    }
-    case c10::TypeKind::TensorType: {
-      c10::List<at::Tensor> l;
-      for (auto& v : values) l.push_back(v.toTensor());
-      return c10::IValue(l);
-    }
-    default: {
-      c10::impl::GenericList l(element);
-      for (auto& v : values) l.push_back(std::move(v));
-      return c10::IValue(l);
-    }
-  }
+  return make_typed_list(element, std::move(values));
 }
 
 }  // namespace
@@ -158,7 +116,7 @@ absl::StatusOr<c10::IValue> argument_to_ivalue(const Argument& arg, const c10::T
   if (!type || type->kind() == c10::TypeKind::AnyType) return infer(arg, node_value);
   if (type->kind() == c10::TypeKind::OptionalType) {
     if (arg.is_none()) return c10::IValue();
-    return argument_to_ivalue(arg, strip_optional(type), node_value);
+    return argument_to_ivalue(arg, without_optional(type), node_value);
   }
   if (arg.is_node()) {
     auto v = node_value ? node_value(arg.to_node())
@@ -233,7 +191,7 @@ absl::StatusOr<c10::IValue> argument_to_ivalue(const Argument& arg, const c10::T
 }
 
 Argument int_as_literal(int64_t value, const c10::TypePtr& type) {
-  const c10::TypePtr t = strip_optional(type);
+  const c10::TypePtr t = without_optional(type);
   if (t) {
     switch (t->kind()) {
       case c10::TypeKind::ScalarTypeType:
@@ -257,7 +215,7 @@ absl::StatusOr<Argument> ivalue_to_argument(const c10::IValue& value, const c10:
   if (value.isString()) return Argument(value.toStringRef());
   if (value.isDevice()) return Argument(value.toDevice());
   auto element_type = [&](size_t i) -> c10::TypePtr {
-    const c10::TypePtr t = strip_optional(type);
+    const c10::TypePtr t = without_optional(type);
     if (!t) return nullptr;
     if (t->kind() == c10::TypeKind::ListType) return t->expectRef<c10::ListType>().getElementType();
     if (t->kind() == c10::TypeKind::TupleType) {
@@ -301,6 +259,49 @@ absl::StatusOr<Argument> ivalue_to_argument(const c10::IValue& value, const c10:
   }
   return absl::InvalidArgumentError(absl::StrCat("a value of type ", value.type()->repr_str(),
                                                  " cannot be a graph literal"));
+}
+
+c10::TypePtr without_optional(const c10::TypePtr& type) {
+  if (type && type->kind() == c10::TypeKind::OptionalType) {
+    return type->expectRef<c10::OptionalType>().getElementType();
+  }
+  return type;
+}
+
+std::vector<c10::IValue> sequence_elements(const c10::IValue& sequence) {
+  if (sequence.isTuple()) return sequence.toTupleRef().elements().vec();
+  return sequence.toListRef().vec();
+}
+
+c10::IValue make_typed_list(const c10::TypePtr& element, std::vector<c10::IValue> values) {
+  switch (element->kind()) {
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::SymIntType: {
+      c10::List<int64_t> l;
+      for (auto& v : values) l.push_back(v.toInt());
+      return l;
+    }
+    case c10::TypeKind::FloatType: {
+      c10::List<double> l;
+      for (auto& v : values) l.push_back(v.toDouble());
+      return l;
+    }
+    case c10::TypeKind::BoolType: {
+      c10::List<bool> l;
+      for (auto& v : values) l.push_back(v.toBool());
+      return l;
+    }
+    case c10::TypeKind::TensorType: {
+      c10::List<at::Tensor> l;
+      for (auto& v : values) l.push_back(v.toTensor());
+      return l;
+    }
+    default: {
+      c10::impl::GenericList l(element);
+      for (auto& v : values) l.push_back(std::move(v));
+      return l;
+    }
+  }
 }
 
 bool type_contains_tensor(const c10::TypePtr& type) {

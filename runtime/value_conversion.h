@@ -14,6 +14,7 @@
 #define FX_RUNTIME_VALUE_CONVERSION_H_
 
 #include <functional>
+#include <vector>
 
 #include <ATen/core/ivalue.h>
 #include <ATen/core/jit_type.h>
@@ -46,6 +47,17 @@ bool type_contains_tensor(const c10::TypePtr& type);
 // The kind of literal an int stands for under `type`: dtype, layout, memory
 // format, or a plain int (TorchScript passes all four as int).
 Argument int_as_literal(int64_t value, const c10::TypePtr& type);
+
+// `T` for `Optional[T]`; any other type (or nullptr) unchanged.
+c10::TypePtr without_optional(const c10::TypePtr& type);
+
+// The elements of a list or tuple value, in order. Requires a list or tuple.
+std::vector<c10::IValue> sequence_elements(const c10::IValue& sequence);
+
+// A list of `element`s as operators expect it: `int[]`, `float[]`, `bool[]`
+// and `Tensor[]` as specialised lists, other element types as a generic list.
+// Requires every value to be of the element type.
+c10::IValue make_typed_list(const c10::TypePtr& element, std::vector<c10::IValue> values);
 
 }  // namespace fx
 

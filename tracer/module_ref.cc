@@ -10,16 +10,17 @@
 
 namespace fx {
 
-std::string python_type_name(const c10::ClassType& type) {
-  if (!type.name()) return "";
-  std::vector<std::string> kept;
-  for (absl::string_view atom : absl::StrSplit(type.name()->qualifiedName(), '.')) {
-    // TorchScript prefixes user code with `__torch__` and renames a class it
-    // compiled twice with different attributes to `___torch_mangle_<n>.Class`.
+std::string python_qualified_name(absl::string_view torchscript_name) {
+  std::vector<absl::string_view> kept;
+  for (absl::string_view atom : absl::StrSplit(torchscript_name, '.')) {
     if (atom == "__torch__" || absl::StartsWith(atom, "___torch_mangle_")) continue;
-    kept.emplace_back(atom);
+    kept.push_back(atom);
   }
   return absl::StrJoin(kept, ".");
+}
+
+std::string python_type_name(const c10::ClassType& type) {
+  return type.name() ? python_qualified_name(type.name()->qualifiedName()) : "";
 }
 
 ModuleClass describe_module_class(const c10::ClassType& type) {

@@ -23,6 +23,12 @@
 
 namespace fx {
 
+// The Python name of a TorchScript qualified name: TorchScript prefixes user
+// code with `__torch__` and renames a class or function it compiled twice to
+// `___torch_mangle_<n>.<name>`, so `__torch__.torchvision.models.x.___torch_mangle_3.f`
+// is `torchvision.models.x.f`.
+std::string python_qualified_name(absl::string_view torchscript_name);
+
 // The Python class of a TorchScript module type: `torch.nn.modules.conv.Conv2d`
 // for `__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d`.
 std::string python_type_name(const c10::ClassType& type);

@@ -13,8 +13,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "core/printer.h"
@@ -63,21 +61,6 @@ std::string at_source(const jit::Node* n) {
 bool is_forward_name(absl::string_view name) {
   // DenseNet's layers are called through TorchScript's overload `forward__0`.
   return name == "forward" || absl::StartsWith(name, "forward__");
-}
-
-std::string operator_target(const c10::FunctionSchema& schema) {
-  return schema.overload_name().empty() ? schema.name()
-                                        : absl::StrCat(schema.name(), ".", schema.overload_name());
-}
-
-// `__torch__.torchvision.models.x.___torch_mangle_3.f` -> `torchvision.models.x.f`.
-std::string python_qualified_name(const std::string& torchscript_name) {
-  std::vector<absl::string_view> kept;
-  for (absl::string_view atom : absl::StrSplit(torchscript_name, '.')) {
-    if (atom == "__torch__" || absl::StartsWith(atom, "___torch_mangle_")) continue;
-    kept.push_back(atom);
-  }
-  return absl::StrJoin(kept, ".");
 }
 
 // Python's str.format for the `{}` placeholders TorchScript compiles f-strings
@@ -249,8 +232,7 @@ absl::StatusOr<Argument> TraceEngine::concrete_to_argument(const c10::IValue& v,
   }
   if ((v.isList() || v.isTuple()) && type_contains_tensor(v.type())) {
     std::vector<Argument> items;
-    const auto elements = v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec();
-    for (const c10::IValue& e : elements) {
+    for (const c10::IValue& e : sequence_elements(v)) {
       auto a = concrete_to_argument(e, nullptr, nullptr);
       if (!a.ok()) return a.status();
       items.push_back(std::move(*a));
@@ -297,16 +279,43 @@ TValue TraceEngine::from_argument(const Argument& a, const c10::TypePtr& type) {
   return TValue::Concrete(inferred.ok() ? std::move(*inferred) : c10::IValue());
 }
 
-absl::StatusOr<TValue> TraceEngine::call_method(const ModuleInfo* self, const std::string& method,
-                                                std::vector<TValue> inputs,
-                                                const jit::Node* call_site) {
+absl::StatusOr<jit::Function*> TraceEngine::find_method(const ModuleInfo* self,
+                                                       const std::string& method) const {
   jit::Function* fn = self->type->findMethod(method);
   if (fn == nullptr) {
     return absl::NotFoundError(absl::StrCat("module '", self->qualname, "' (",
                                             self->cls->type_name, ") has no method '", method, "'"));
   }
-  return call_graph(*jit::toGraphFunction(*fn).graph(), self, std::move(inputs),
-                    Context{self, &method, fn});
+  return fn;
+}
+
+absl::StatusOr<TValue> TraceEngine::call_method(const ModuleInfo* self, const std::string& method,
+                                                std::vector<TValue> inputs) {
+  auto fn = find_method(self, method);
+  if (!fn.ok()) return fn.status();
+  return call_graph(*jit::toGraphFunction(**fn).graph(), self, std::move(inputs),
+                    Context{self, &method, *fn});
+}
+
+absl::StatusOr<Argument> TraceEngine::call_method(const ModuleInfo* self,
+                                                  const std::string& method,
+                                                  const Arguments& args, const Kwargs& kwargs) {
+  if (!kwargs.empty()) {
+    return absl::InvalidArgumentError("keyword arguments to a scripted forward are not supported");
+  }
+  auto fn = find_method(self, method);
+  if (!fn.ok()) return fn.status();
+  jit::Graph& graph = *jit::toGraphFunction(**fn).graph();
+  // Each argument as the method's parameter type says (after self).
+  const auto params = graph.inputs();
+  std::vector<TValue> inputs;
+  inputs.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    inputs.push_back(from_argument(args[i], i + 1 < params.size() ? params[i + 1]->type() : nullptr));
+  }
+  auto out = call_graph(graph, self, std::move(inputs), Context{self, &method, *fn});
+  if (!out.ok()) return out.status();
+  return to_argument(*out, graph.outputs()[0]->type());
 }
 
 absl::StatusOr<TValue> TraceEngine::call_graph(jit::Graph& graph, const ModuleInfo* self,
@@ -472,7 +481,7 @@ absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
   absl::StatusOr<TValue> result;
   if (!is_forward_name(name) || target == frame.self) {
     // Another method of a module (ResNet's `_forward_impl`): traced through.
-    result = call_method(target, name, std::move(inputs), n);
+    result = call_method(target, name, std::move(inputs));
   } else {
     // A submodule call: the call_module hook decides between a node and
     // tracing through.
@@ -482,36 +491,15 @@ absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
       if (!a.ok()) return error(n, a.status().message());
       args.push_back(std::move(*a));
     }
-    if (resolved.type != target->type) {
-      resolved.type = target->type;
-      resolved.method = target->type->findMethod(name);
-    }
-    jit::Function* fn = resolved.method;
-    if (fn == nullptr) return error(n, absl::StrCat("no method '", name, "'"));
-    // What tracing through needs, behind one pointer (no allocation for the closure).
+    // Tracing through, behind one pointer (no allocation for the closure).
     struct Callee {
       TraceEngine* engine;
       const ModuleInfo* module;
       const std::string* method;
-      const jit::Graph* graph;
-    } callee{this, target, &name, jit::toGraphFunction(*fn).graph().get()};
+    } callee{this, target, &name};
     const Callee* c = &callee;
-    ModuleForward forward = [c](const Arguments& call_args,
-                                const Kwargs& call_kwargs) -> absl::StatusOr<Argument> {
-      if (!call_kwargs.empty()) {
-        return absl::InvalidArgumentError(
-            "keyword arguments to a scripted forward are not supported");
-      }
-      const auto ins = c->graph->inputs();
-      std::vector<TValue> values;
-      values.reserve(call_args.size());
-      for (size_t i = 0; i < call_args.size(); ++i) {
-        values.push_back(
-            c->engine->from_argument(call_args[i], i + 1 < ins.size() ? ins[i + 1]->type() : nullptr));
-      }
-      auto out = c->engine->call_method(c->module, *c->method, std::move(values), nullptr);
-      if (!out.ok()) return out.status();
-      return c->engine->to_argument(*out, c->graph->outputs()[0]->type());
+    ModuleForward forward = [c](const Arguments& call_args, const Kwargs& call_kwargs) {
+      return c->engine->call_method(c->module, *c->method, call_args, call_kwargs);
     };
     auto called = tracer_.call_module(ModuleRef(target), forward, args, {});
     if (!called.ok()) return called.status();
@@ -751,7 +739,7 @@ absl::Status TraceEngine::run_unpack(const jit::Node* n, Frame& frame) {
   std::vector<TValue> items;
   if (auto c = as_concrete(v, n->input(0)->type())) {
     if (!c->isList() && !c->isTuple()) return error(n, "unpacking a value that is not a sequence");
-    for (c10::IValue& e : c->isTuple() ? c->toTupleRef().elements().vec() : c->toListRef().vec()) {
+    for (c10::IValue& e : sequence_elements(*c)) {
       items.push_back(TValue::Concrete(std::move(e)));
     }
   } else if (v.kind == TValue::Kind::kList) {
@@ -941,7 +929,7 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
     if (!equals_default(i)) kwargs.emplace_back(params[i].name(), values[i]);
   }
 
-  std::string target = operator_target(schema);
+  std::string target = operator_name(schema);
   // Indexing a traced list or tuple reads as Python's `x[i]`.
   if (target == "aten::__getitem__.t" || target == "prim::TupleIndex") target = "operator.getitem";
   Node* mutated = nullptr;

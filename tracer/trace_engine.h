@@ -112,7 +112,11 @@ class TraceEngine {
 
   // Runs `method` of `self` on `inputs` (not counting self).
   absl::StatusOr<TValue> call_method(const ModuleInfo* self, const std::string& method,
-                                     std::vector<TValue> inputs, const jit::Node* call_site);
+                                     std::vector<TValue> inputs);
+  // The same with graph values as inputs and result: how a module's forward
+  // is traced through for the call_module hook and for Tracer::trace_into.
+  absl::StatusOr<Argument> call_method(const ModuleInfo* self, const std::string& method,
+                                       const Arguments& args, const Kwargs& kwargs);
 
   absl::StatusOr<Argument> to_argument(const TValue& v, const c10::TypePtr& type);
   TValue from_argument(const Argument& a, const c10::TypePtr& type);
@@ -125,6 +129,8 @@ class TraceEngine {
     const jit::Function* function;
   };
   std::string describe(const Context& c) const;
+  absl::StatusOr<jit::Function*> find_method(const ModuleInfo* self,
+                                             const std::string& method) const;
 
   absl::StatusOr<TValue> call_graph(jit::Graph& graph, const ModuleInfo* self,
                                     std::vector<TValue> inputs, Context context);
@@ -173,13 +179,13 @@ class TraceEngine {
   absl::flat_hash_map<std::pair<const ModuleInfo*, size_t>, Node*> attribute_nodes_;
   std::deque<std::string> names_;
   absl::flat_hash_map<const jit::Graph*, size_t> graph_sizes_;
-  // What prim::GetAttr and prim::CallMethod nodes resolve to for the type they
-  // last met: a method graph runs for many modules of one type (ResNet's blocks).
+  // What prim::GetAttr nodes resolve to for the type they last met (and the
+  // names of prim::CallMethod nodes): a method graph runs for many modules of
+  // one type (ResNet's blocks).
   struct Resolved {
     const std::string* name = nullptr;
     const c10::ClassType* type = nullptr;
     c10::optional<size_t> slot;
-    jit::Function* method = nullptr;
   };
   absl::flat_hash_map<const jit::Node*, Resolved> resolved_;
   absl::flat_hash_map<const c10::TensorImpl*, Node*> tensor_constants_;

@@ -4,8 +4,7 @@
 // The walk over TorchScript graphs is tracer/trace_engine.cc.
 #include "tracer/tracer.h"
 
-#include <torch/csrc/jit/api/function_impl.h>
-
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/value_conversion.h"
 #include "tracer/trace_engine.h"
@@ -102,6 +101,7 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
   }
   GraphModule gm(module, std::make_unique<Graph>());
   current_ = &gm;
+  absl::Cleanup done = [this] { current_ = nullptr; };
   TraceEngine engine(*this, gm);
   const ModuleInfo* root_info = engine.root_info(module, "");
   for (auto& ext : extensions_) ext->begin_trace(*this, ModuleRef(root_info));
@@ -122,24 +122,14 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
     p->meta().set("_torchscript_type", a.type()->annotation_str());
     inputs.push_back(TValue::Symbolic(p));
   }
-  auto result = engine.call_method(root_info, options_.method, std::move(inputs), nullptr);
-  if (!result.ok()) {
-    current_ = nullptr;
-    return result.status();
-  }
+  auto result = engine.call_method(root_info, options_.method, std::move(inputs));
+  if (!result.ok()) return result.status();
   auto output = engine.to_argument(*result, schema.returns()[0].type());
-  if (!output.ok()) {
-    current_ = nullptr;
-    return output.status();
-  }
+  if (!output.ok()) return output.status();
   create_node(Op::kOutput, "output", {std::move(*output)}, {});
   for (auto& ext : extensions_) {
-    if (absl::Status s = ext->end_trace(*this, gm); !s.ok()) {
-      current_ = nullptr;
-      return s;
-    }
+    if (absl::Status s = ext->end_trace(*this, gm); !s.ok()) return s;
   }
-  current_ = nullptr;
   return gm;
 }
 
@@ -147,30 +137,11 @@ absl::StatusOr<Argument> Tracer::trace_into(GraphModule& gm, absl::string_view m
                                             const Arguments& args, const Kwargs& kwargs) {
   auto sub = gm.get_submodule(module_path);
   if (!sub.ok()) return sub.status();
-  if (!kwargs.empty()) {
-    return absl::InvalidArgumentError("keyword arguments to a scripted forward are not supported");
-  }
-  jit::Function* fn = sub->_ivalue()->type()->findMethod("forward");
-  if (fn == nullptr) {
-    return absl::NotFoundError(absl::StrCat("module '", module_path, "' has no forward method"));
-  }
-  GraphModule* saved = current_;
+  absl::Cleanup restore = [this, saved = current_] { current_ = saved; };
   current_ = &gm;
   TraceEngine engine(*this, gm);
   const ModuleInfo* info = engine.root_info(*sub, std::string(module_path));
-  const auto& graph_inputs = jit::toGraphFunction(*fn).graph()->inputs();
-  std::vector<TValue> inputs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    inputs.push_back(engine.from_argument(args[i], i + 1 < graph_inputs.size()
-                                                       ? graph_inputs[i + 1]->type()
-                                                       : nullptr));
-  }
-  auto result = engine.call_method(info, "forward", std::move(inputs), nullptr);
-  absl::StatusOr<Argument> out =
-      result.ok() ? engine.to_argument(*result, fn->getSchema().returns()[0].type())
-                  : absl::StatusOr<Argument>(result.status());
-  current_ = saved;
-  return out;
+  return engine.call_method(info, "forward", args, kwargs);
 }
 
 }  // namespace fx

@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 
 #include "gtest/gtest.h"
+#include "runtime/value_conversion.h"
 
 namespace fx {
 namespace testing {
@@ -21,8 +22,8 @@ bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why) {
     return true;
   }
   if ((a.isTuple() || a.isList()) && (b.isTuple() || b.isList())) {
-    const auto x = a.isTuple() ? a.toTupleRef().elements().vec() : a.toListRef().vec();
-    const auto y = b.isTuple() ? b.toTupleRef().elements().vec() : b.toListRef().vec();
+    const std::vector<c10::IValue> x = sequence_elements(a);
+    const std::vector<c10::IValue> y = sequence_elements(b);
     if (x.size() != y.size()) {
       *why = "sequence lengths differ";
       return false;
