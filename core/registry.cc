@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -74,20 +75,20 @@ absl::Status Registry::commit(PluginRegistrar& registrar) {
         "', which plugin ", describe_plugin(owner), " already registered"));
   };
   // Check everything first: a plugin registers all or nothing.
-  std::vector<std::string> seen;
-  for (const PassInfo& p : registrar.passes_) {
-    if (auto it = passes_.find(p.name); it != passes_.end()) return conflict("pass", p.name, it->second.plugin);
-    if (std::count(seen.begin(), seen.end(), "pass:" + p.name)) return conflict("pass", p.name, plugin);
-    seen.push_back("pass:" + p.name);
-  }
-  for (const TracerExtensionInfo& e : registrar.extensions_) {
-    if (auto it = extensions_.find(e.name); it != extensions_.end()) {
-      return conflict("tracer extension", e.name, it->second.plugin);
+  auto check = [&](absl::string_view kind, const auto& staged,
+                   const auto& registered) -> absl::Status {
+    absl::flat_hash_set<absl::string_view> seen;
+    for (const auto& info : staged) {
+      if (auto it = registered.find(info.name); it != registered.end()) {
+        return conflict(kind, info.name, it->second.plugin);
+      }
+      if (!seen.insert(info.name).second) return conflict(kind, info.name, plugin);
     }
-    if (std::count(seen.begin(), seen.end(), "ext:" + e.name)) {
-      return conflict("tracer extension", e.name, plugin);
-    }
-    seen.push_back("ext:" + e.name);
+    return absl::OkStatus();
+  };
+  if (absl::Status s = check("pass", registrar.passes_, passes_); !s.ok()) return s;
+  if (absl::Status s = check("tracer extension", registrar.extensions_, extensions_); !s.ok()) {
+    return s;
   }
   for (PassInfo& p : registrar.passes_) passes_.emplace(p.name, std::move(p));
   for (TracerExtensionInfo& e : registrar.extensions_) extensions_.emplace(e.name, std::move(e));
@@ -111,20 +112,28 @@ const TracerExtensionInfo* Registry::find_tracer_extension(absl::string_view nam
   return it == extensions_.end() ? nullptr : &it->second;
 }
 
+namespace {
+
+// The entries of a name -> info map, sorted by name.
+template <typename Info>
+std::vector<Info> sorted_by_name(const absl::node_hash_map<std::string, Info>& infos) {
+  std::vector<Info> out;
+  out.reserve(infos.size());
+  for (const auto& [name, info] : infos) out.push_back(info);
+  std::sort(out.begin(), out.end(), [](const Info& a, const Info& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace
+
 std::vector<PassInfo> Registry::passes() const {
   absl::MutexLock lock(&mu_);
-  std::vector<PassInfo> out;
-  for (const auto& [name, info] : passes_) out.push_back(info);
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  return out;
+  return sorted_by_name(passes_);
 }
 
 std::vector<TracerExtensionInfo> Registry::tracer_extensions() const {
   absl::MutexLock lock(&mu_);
-  std::vector<TracerExtensionInfo> out;
-  for (const auto& [name, info] : extensions_) out.push_back(info);
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
-  return out;
+  return sorted_by_name(extensions_);
 }
 
 std::vector<std::pair<std::string, std::string>> Registry::table(absl::string_view table) const {
@@ -166,15 +175,15 @@ size_t edit_distance(absl::string_view a, absl::string_view b) {
   return row[b.size()];
 }
 
+// "unknown pass 'x' (did you mean 'y'?). Known passes: a, b".
+template <typename Info>
 absl::Status unknown_error(absl::string_view kind, absl::string_view kinds, absl::string_view name,
-                           const std::vector<std::string>& known) {
-  std::string message = absl::StrCat("unknown ", kind, " '", name, "'");
-  const std::string closest = closest_name(name, known);
-  if (!closest.empty()) absl::StrAppend(&message, " (did you mean '", closest, "'?)");
-  absl::StrAppend(&message, ". Known ", kinds, ": ",
-                  known.empty() ? std::string("none (is a --plugin missing?)")
-                                : absl::StrJoin(known, ", "));
-  return absl::NotFoundError(message);
+                           const std::vector<Info>& infos) {
+  std::vector<std::string> known;
+  for (const Info& info : infos) known.push_back(info.name);
+  return absl::NotFoundError(absl::StrCat(
+      "unknown ", kind, " '", name, "'", did_you_mean(name, known), ". Known ", kinds, ": ",
+      known.empty() ? std::string("none (is a --plugin missing?)") : absl::StrJoin(known, ", ")));
 }
 
 }  // namespace
@@ -192,16 +201,17 @@ std::string closest_name(absl::string_view name, const std::vector<std::string>&
   return best;
 }
 
+std::string did_you_mean(absl::string_view name, const std::vector<std::string>& candidates) {
+  const std::string closest = closest_name(name, candidates);
+  return closest.empty() ? "" : absl::StrCat(" (did you mean '", closest, "'?)");
+}
+
 absl::Status Registry::unknown_pass_error(absl::string_view name) const {
-  std::vector<std::string> known;
-  for (const PassInfo& p : passes()) known.push_back(p.name);
-  return unknown_error("pass", "passes", name, known);
+  return unknown_error("pass", "passes", name, passes());
 }
 
 absl::Status Registry::unknown_tracer_extension_error(absl::string_view name) const {
-  std::vector<std::string> known;
-  for (const TracerExtensionInfo& e : tracer_extensions()) known.push_back(e.name);
-  return unknown_error("tracer extension", "tracer extensions", name, known);
+  return unknown_error("tracer extension", "tracer extensions", name, tracer_extensions());
 }
 
 }  // namespace fx

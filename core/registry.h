@@ -130,6 +130,8 @@ class Registry {
 
 // The candidate closest to `name` by edit distance (empty when none is close).
 std::string closest_name(absl::string_view name, const std::vector<std::string>& candidates);
+// ` (did you mean 'closest'?)` for an error message, or "" when none is close.
+std::string did_you_mean(absl::string_view name, const std::vector<std::string>& candidates);
 
 }  // namespace fx
 

@@ -138,12 +138,10 @@ absl::Status check_options(absl::string_view kind, const PipelineElement& elemen
   for (const OptionSpec& s : specs) names.push_back(s.name);
   for (const auto& [key, value] : element.options.values()) {
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
-    std::string message = absl::StrCat(kind, " '", element.name, "' has no option '", key, "'");
-    const std::string closest = closest_name(key, names);
-    if (!closest.empty()) absl::StrAppend(&message, " (did you mean '", closest, "'?)");
-    absl::StrAppend(&message, names.empty() ? "; it takes no options"
-                                            : absl::StrCat("; its options: ", absl::StrJoin(names, ", ")));
-    return absl::InvalidArgumentError(message);
+    return absl::InvalidArgumentError(absl::StrCat(
+        kind, " '", element.name, "' has no option '", key, "'", did_you_mean(key, names),
+        names.empty() ? "; it takes no options"
+                      : absl::StrCat("; its options: ", absl::StrJoin(names, ", "))));
   }
   return absl::OkStatus();
 }
