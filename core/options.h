@@ -50,6 +50,9 @@ class Options {
   bool empty() const { return values_.empty(); }
 
  private:
+  // The value of `key`, or nullptr.
+  const std::string* find(absl::string_view key) const;
+
   std::vector<std::pair<std::string, std::string>> values_;
 };
 
