@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace fx {
@@ -49,12 +50,8 @@ constexpr absl::string_view kReservedNames[] = {
 
 bool is_identifier_char(char c) { return absl::ascii_isalnum(c) || c == '_'; }
 
-bool is_magic(absl::string_view s) {
-  return s.size() >= 2 && s.substr(0, 2) == "__" && s.substr(s.size() - 2) == "__";
-}
-
 absl::string_view strip_magic(absl::string_view s) {
-  if (is_magic(s)) return s.size() >= 4 ? s.substr(2, s.size() - 4) : absl::string_view();
+  if (is_magic_name(s)) return s.size() >= 4 ? s.substr(2, s.size() - 4) : absl::string_view();
   return s;
 }
 
@@ -77,6 +74,18 @@ std::string sanitize(absl::string_view candidate) {
 }
 
 }  // namespace
+
+std::string qualified_name(absl::string_view prefix, absl::string_view atom) {
+  return prefix.empty() ? std::string(atom) : absl::StrCat(prefix, ".", atom);
+}
+
+bool is_magic_name(absl::string_view name) {
+  return absl::StartsWith(name, "__") && absl::EndsWith(name, "__");
+}
+
+bool is_inplace_name(absl::string_view name) {
+  return name.size() >= 2 && name.back() == '_' && !is_magic_name(name);
+}
 
 bool is_reserved_python_name(absl::string_view name) {
   return std::binary_search(std::begin(kReservedNames), std::end(kReservedNames), name);
@@ -119,26 +128,7 @@ absl::string_view function_base_name(absl::string_view name) {
 }
 
 std::string candidate_name_for_target(absl::string_view target, bool is_function) {
-  absl::string_view op = strip_magic(is_function ? function_base_name(target) : target);
-  // snake_case and the illegal-character rewrite of create_name in one pass
-  // (create_name leaves identifiers alone).
-  std::string out;
-  out.reserve(op.size() + 4);
-  bool prev_lower = false;
-  bool in_illegal_run = false;
-  for (char c : op) {
-    if (!is_identifier_char(c)) {
-      if (!in_illegal_run) out.push_back('_');
-      in_illegal_run = true;
-      prev_lower = false;
-      continue;
-    }
-    in_illegal_run = false;
-    if (prev_lower && absl::ascii_isupper(c)) out.push_back('_');
-    out.push_back(absl::ascii_tolower(c));
-    prev_lower = absl::ascii_islower(c);
-  }
-  return out;
+  return sanitize(snake_case(strip_magic(is_function ? function_base_name(target) : target)));
 }
 
 namespace {

@@ -88,6 +88,17 @@ std::string snake_case(absl::string_view s);
 // `torch.nn.functional.relu` -> `relu`, `operator.add` -> `add`, `len` -> `len`.
 absl::string_view function_base_name(absl::string_view qualified_name);
 
+// The qualified name of `atom` under `prefix`: `layer1.0` + `conv1` ->
+// `layer1.0.conv1`; an empty prefix (the root module) gives `atom` itself.
+std::string qualified_name(absl::string_view prefix, absl::string_view atom);
+
+// True for Python's special names such as `__add__` (torch.fx's `_is_magic`).
+bool is_magic_name(absl::string_view name);
+
+// PyTorch's naming convention for in-place operators: a trailing underscore
+// (`add_`, `relu_`), except special names such as `__and__`.
+bool is_inplace_name(absl::string_view name);
+
 // True for names a generated Python function cannot bind: keywords, builtins
 // and FX's reserved globals.
 bool is_reserved_python_name(absl::string_view name);

@@ -227,13 +227,6 @@ absl::string_view without_overload(absl::string_view target) {
   return dot == absl::string_view::npos ? target : target.substr(0, dot);
 }
 
-// PyTorch's naming convention: a trailing underscore marks an in-place operator
-// (`add_`, `relu_`), except dunder names such as `__and__`.
-bool is_inplace_name(absl::string_view name) {
-  if (name.size() < 2 || name.back() != '_') return false;
-  return !(name.size() >= 4 && name.substr(0, 2) == "__" && name.substr(name.size() - 2) == "__");
-}
-
 }  // namespace
 
 void register_side_effect_target(absl::string_view target) {

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "core/naming.h"
 #include "core/printer.h"
 #include "runtime/interpreter.h"
 
@@ -66,7 +67,7 @@ absl::StatusOr<c10::IValue> GraphModule::get_attr(absl::string_view qualified_na
           " has no attribute '", atom, "'"));
     }
     current = object.getSlot(*slot);
-    seen = seen.empty() ? atom : absl::StrCat(seen, ".", atom);
+    seen = fx::qualified_name(seen, atom);
   }
   return current;
 }
@@ -165,7 +166,7 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
     std::string path;
     torch::jit::Module current = root;
     for (size_t i = 0; i + 1 < atoms.size(); ++i) {
-      const std::string next = path.empty() ? atoms[i] : absl::StrCat(path, ".", atoms[i]);
+      const std::string next = qualified_name(path, atoms[i]);
       auto it = made.find(next);
       if (it == made.end()) {
         torch::jit::Module child(
@@ -194,7 +195,7 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
   auto inside_taken = [&](const std::vector<std::string>& atoms) {
     std::string path;
     for (const std::string& atom : atoms) {
-      path = path.empty() ? atom : absl::StrCat(path, ".", atom);
+      path = qualified_name(path, atom);
       if (taken_whole.contains(path)) return true;
     }
     return false;

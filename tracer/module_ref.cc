@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/naming.h"
 
 namespace fx {
 
@@ -54,7 +55,7 @@ const ModuleClass& module_class_of(const c10::ClassTypePtr& type) {
 std::vector<std::pair<std::string, at::Tensor>> ModuleRef::named_parameters() const {
   std::vector<std::pair<std::string, at::Tensor>> out;
   for (const auto& p : info_->module.named_parameters(/*recurse=*/true)) {
-    out.emplace_back(qualname().empty() ? p.name : absl::StrCat(qualname(), ".", p.name), p.value);
+    out.emplace_back(qualified_name(qualname(), p.name), p.value);
   }
   return out;
 }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "core/naming.h"
 #include "core/printer.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
@@ -61,6 +62,15 @@ std::string at_source(const jit::Node* n) {
 bool is_forward_name(absl::string_view name) {
   // DenseNet's layers are called through TorchScript's overload `forward__0`.
   return name == "forward" || absl::StartsWith(name, "forward__");
+}
+
+// `index` into a sequence of `size` elements as Python reads it (negative
+// from the end); nullopt when out of range.
+c10::optional<size_t> python_index(int64_t index, size_t size) {
+  const int64_t n = static_cast<int64_t>(size);
+  const int64_t i = index < 0 ? index + n : index;
+  if (i < 0 || i >= n) return c10::nullopt;
+  return static_cast<size_t>(i);
 }
 
 // Python's str.format for the `{}` placeholders TorchScript compiles f-strings
@@ -438,9 +448,7 @@ absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
     }
     return error(n, absl::StrCat("module '", owner->qualname, "' has no attribute '", name, "'"));
   }
-  auto qualname = [&] {
-    return owner->qualname.empty() ? name : absl::StrCat(owner->qualname, ".", name);
-  };
+  auto qualname = [&] { return qualified_name(owner->qualname, name); };
   const c10::IValue& value = obj.getSlot(*slot);
   if (value.isObject()) {
     const auto& child = value.toObject();
@@ -789,22 +797,18 @@ absl::Status TraceEngine::run_list_operator(const jit::Node* n, Frame& frame, bo
     if (kind == c10::aten::__getitem__) {
       auto index = concrete_int(1);
       if (!index) return absl::OkStatus();  // recorded as a node below
-      int64_t i = *index < 0 ? *index + static_cast<int64_t>(items.size()) : *index;
-      if (i < 0 || i >= static_cast<int64_t>(items.size())) {
-        return error(n, absl::StrCat("list index ", *index, " out of range"));
-      }
-      frame.values[n->output()] = items[i];
+      auto i = python_index(*index, items.size());
+      if (!i) return error(n, absl::StrCat("list index ", *index, " out of range"));
+      frame.values[n->output()] = items[*i];
       *handled = true;
       return absl::OkStatus();
     }
     if (kind == c10::Symbol::fromQualString("aten::_set_item")) {
       auto index = concrete_int(1);
       if (!index) return error(n, "assigning to a list at an index that depends on an input");
-      int64_t i = *index < 0 ? *index + static_cast<int64_t>(items.size()) : *index;
-      if (i < 0 || i >= static_cast<int64_t>(items.size())) {
-        return error(n, absl::StrCat("list index ", *index, " out of range"));
-      }
-      items[i] = lookup(frame, n->input(2));
+      auto i = python_index(*index, items.size());
+      if (!i) return error(n, absl::StrCat("list index ", *index, " out of range"));
+      items[*i] = lookup(frame, n->input(2));
       frame.values[n->output()] = list;
       *handled = true;
       return absl::OkStatus();
@@ -823,11 +827,9 @@ absl::Status TraceEngine::run_list_operator(const jit::Node* n, Frame& frame, bo
       *handled = true;
     } else if (kind == c10::aten::__getitem__) {
       if (auto index = concrete_int(1)) {
-        int64_t i = *index < 0 ? *index + static_cast<int64_t>(items.size()) : *index;
-        if (i < 0 || i >= static_cast<int64_t>(items.size())) {
-          return error(n, absl::StrCat("index ", *index, " out of range"));
-        }
-        frame.values[n->output()] = from_argument(items[i], n->output()->type());
+        auto i = python_index(*index, items.size());
+        if (!i) return error(n, absl::StrCat("index ", *index, " out of range"));
+        frame.values[n->output()] = from_argument(items[*i], n->output()->type());
         *handled = true;
       }
     }
@@ -939,9 +941,9 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
       params[0].alias_info() != nullptr && params[0].alias_info()->isWrite()) {
     mutated = values[0].to_node();
     // Record `x.add_(y)` as `add(x, y)` when no other value can see x change.
-    const std::string& name = schema.name();
-    const bool safe = tracer_.options().functionalize_inplace && absl::EndsWith(name, "_") &&
-                      !absl::EndsWith(name, "__") && schema.returns().size() == 1 &&
+    const bool safe = tracer_.options().functionalize_inplace &&
+                      is_inplace_name(function_base_name(schema.name())) &&
+                      schema.returns().size() == 1 &&
                       (mutated->op() == Op::kCallFunction || mutated->op() == Op::kCallMethod ||
                        mutated->op() == Op::kCallModule) &&
                       !view_base_.contains(mutated) && !has_views_.contains(mutated);
