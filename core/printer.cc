@@ -63,6 +63,32 @@ void append_leaf(std::string& out, const Argument& arg, Spelling spelling) {
   }
 }
 
+void append_value(std::string& out, const Argument& arg, Spelling spelling);
+
+// `(a, b)`, `(a,)` or `[a, b]`.
+void append_sequence(std::string& out, const std::vector<Argument>& items, bool is_list,
+                     Spelling spelling) {
+  out += is_list ? '[' : '(';
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ", ";
+    append_value(out, items[i], spelling);
+  }
+  if (!is_list && items.size() == 1) out += ',';
+  out += is_list ? ']' : ')';
+}
+
+// `{'dim': -1}` in repr, `{dim: -1}` in torch.fx's format.
+void append_dict(std::string& out, const Kwargs& items, Spelling spelling) {
+  out += '{';
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ", ";
+    const std::string& key = items[i].first;
+    absl::StrAppend(&out, spelling == Spelling::kRepr ? python_string_repr(key) : key, ": ");
+    append_value(out, items[i].second, spelling);
+  }
+  out += '}';
+}
+
 // Containers and leaves, in one of the two spellings: Python's repr (nodes by
 // name, strings and dict keys quoted) or torch.fx's `_format_arg` (`%name`
 // for nodes, str() for leaves, dict keys bare).
@@ -73,61 +99,18 @@ void append_value(std::string& out, const Argument& arg, Spelling spelling) {
       out += arg.to_node()->name();
       return;
     case Argument::Kind::kList:
-    case Argument::Kind::kTuple: {
-      const bool is_list = arg.is_list();
-      const auto& items = arg.elements();
-      out += is_list ? '[' : '(';
-      for (size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) out += ", ";
-        append_value(out, items[i], spelling);
-      }
-      if (!is_list && items.size() == 1) out += ',';
-      out += is_list ? ']' : ')';
+    case Argument::Kind::kTuple:
+      append_sequence(out, arg.elements(), arg.is_list(), spelling);
       return;
-    }
-    case Argument::Kind::kDict: {
-      out += '{';
-      bool first = true;
-      for (const auto& [key, value] : arg.dict_items()) {
-        if (!first) out += ", ";
-        first = false;
-        absl::StrAppend(&out, spelling == Spelling::kRepr ? python_string_repr(key) : key, ": ");
-        append_value(out, value, spelling);
-      }
-      out += '}';
+    case Argument::Kind::kDict:
+      append_dict(out, arg.dict_items(), spelling);
       return;
-    }
     default:
       append_leaf(out, arg, spelling);
   }
 }
 
 void append_repr(std::string& out, const Argument& arg) { append_value(out, arg, Spelling::kRepr); }
-
-// torch.fx's `_format_arg`.
-void append_fx_format(std::string& out, const Argument& arg) {
-  append_value(out, arg, Spelling::kStr);
-}
-
-void append_fx_format(std::string& out, const Arguments& args) {
-  out += '(';
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (i > 0) out += ", ";
-    append_fx_format(out, args[i]);
-  }
-  if (args.size() == 1) out += ',';
-  out += ')';
-}
-
-void append_fx_format(std::string& out, const Kwargs& kwargs) {
-  out += '{';
-  for (size_t i = 0; i < kwargs.size(); ++i) {
-    if (i > 0) out += ", ";
-    absl::StrAppend(&out, kwargs[i].first, ": ");
-    append_fx_format(out, kwargs[i].second);
-  }
-  out += '}';
-}
 
 // `ns::name.overload` parts, or false for other names.
 bool split_operator_name(absl::string_view target, absl::string_view* ns, absl::string_view* name,
@@ -370,7 +353,7 @@ std::string spell_function_target(absl::string_view target, TargetStyle style) {
 
 std::string format_arg(const Argument& arg) {
   std::string out;
-  append_fx_format(out, arg);
+  append_value(out, arg, Spelling::kStr);
   return out;
 }
 
@@ -381,6 +364,10 @@ std::string python_repr(const Argument& arg) {
 }
 
 std::string format_meta_value(const MetaValue& value) {
+  // Inside a list or map, strings are quoted as Python's repr quotes them.
+  auto item = [](const MetaValue& v) {
+    return v.is_string() ? python_string_repr(v.as_string()) : format_meta_value(v);
+  };
   switch (value.kind()) {
     case MetaValue::Kind::kNone: return "None";
     case MetaValue::Kind::kBool: return value.as_bool() ? "True" : "False";
@@ -393,7 +380,7 @@ std::string format_meta_value(const MetaValue& value) {
       for (const MetaValue& v : value.as_list()) {
         if (!first) out += ", ";
         first = false;
-        out += v.is_string() ? python_string_repr(v.as_string()) : format_meta_value(v);
+        out += item(v);
       }
       return out + "]";
     }
@@ -403,8 +390,7 @@ std::string format_meta_value(const MetaValue& value) {
       for (const auto& [k, v] : value.as_map()) {
         if (!first) out += ", ";
         first = false;
-        absl::StrAppend(&out, python_string_repr(k), ": ",
-                        v.is_string() ? python_string_repr(v.as_string()) : format_meta_value(v));
+        absl::StrAppend(&out, python_string_repr(k), ": ", item(v));
       }
       return out + "}";
     }
@@ -436,9 +422,9 @@ void append_node(std::string& out, const Node& node) {
       return;
     default:
       out += "(args = ";
-      append_fx_format(out, node.args());
+      append_sequence(out, node.args(), /*is_list=*/false, Spelling::kStr);
       out += ", kwargs = ";
-      append_fx_format(out, node.kwargs());
+      append_dict(out, node.kwargs(), Spelling::kStr);
       out += ')';
   }
 }
@@ -476,8 +462,8 @@ std::string format_tabular(const Graph& graph, const std::vector<std::string>& m
     row.push_back(n->op() == Op::kCallFunction
                       ? spell_function_target(n->target(), TargetStyle::kTabular)
                       : n->target());
-    row.push_back(python_repr(Argument::Tuple(n->args())));
-    row.push_back(python_repr(Argument::Dict(n->kwargs())));
+    append_sequence(row.emplace_back(), n->args(), /*is_list=*/false, Spelling::kRepr);
+    append_dict(row.emplace_back(), n->kwargs(), Spelling::kRepr);
     for (const std::string& key : meta_columns) {
       const MetaValue* v = n->meta().find(key);
       row.push_back(v == nullptr ? std::string() : format_meta_value(*v));
@@ -552,15 +538,18 @@ std::string python_code(const Graph& graph) {
     std::string typed_name;
     if (!n->type().empty()) typed_name = absl::StrCat(n->name(), " : ", n->type());
     const absl::string_view lhs = n->type().empty() ? absl::string_view(n->name()) : typed_name;
+    // `lhs = callee(args[first:], **kwargs)`.
+    auto append_call = [&](const std::string& callee, size_t first) {
+      absl::StrAppend(&body, lhs, " = ", callee, "(");
+      append_call_args(body, n->args(), first, n->kwargs());
+      body += ')';
+    };
     switch (n->op()) {
       case Op::kCallMethod:
-        absl::StrAppend(&body, lhs, " = ",
-                        format_attribute_path(
-                            n->args().empty() ? std::string("None") : python_repr(n->args()[0]),
-                            n->target()),
-                        "(");
-        append_call_args(body, n->args(), 1, n->kwargs());
-        body += ')';
+        append_call(format_attribute_path(
+                        n->args().empty() ? std::string("None") : python_repr(n->args()[0]),
+                        n->target()),
+                    1);
         break;
       case Op::kCallFunction: {
         if (format_operator_statement(*n, lhs, body)) break;
@@ -572,15 +561,11 @@ std::string python_code(const Graph& graph) {
           absl::StrAppend(&body, ".", n->args()[1].to_string());
           break;
         }
-        absl::StrAppend(&body, lhs, " = ", fn, "(");
-        append_call_args(body, n->args(), 0, n->kwargs());
-        body += ')';
+        append_call(fn, 0);
         break;
       }
       case Op::kCallModule:
-        absl::StrAppend(&body, lhs, " = ", format_attribute_path("self", n->target()), "(");
-        append_call_args(body, n->args(), 0, n->kwargs());
-        body += ')';
+        append_call(format_attribute_path("self", n->target()), 0);
         break;
       case Op::kGetAttr:
         absl::StrAppend(&body, lhs, " = ", format_attribute_path("self", n->target()));
