@@ -11,9 +11,7 @@ namespace fx {
 // Immutable, reference-counted payloads: copying an Argument that holds a
 // string or a container bumps a count instead of copying it.
 struct Argument::Payload {
-  explicit Payload(Kind k) : kind(k) {}
   std::atomic<int32_t> refs{1};
-  const Kind kind;
   std::string string;
   std::vector<Argument> items;
   Kwargs dict;
@@ -30,8 +28,7 @@ bool holds_payload(Argument::Kind kind) {
 
 Argument::Argument(const char* v) : Argument(std::string(v)) {}
 
-Argument::Argument(std::string v) : kind_(Kind::kString) {
-  payload_ = new Payload(Kind::kString);
+Argument::Argument(std::string v) : Argument(with_payload(Kind::kString)) {
   payload_->string = std::move(v);
 }
 
@@ -82,26 +79,27 @@ void Argument::release() {
   kind_ = Kind::kNone;
 }
 
-Argument Argument::List(std::vector<Argument> items) {
+Argument Argument::with_payload(Kind kind) {
   Argument a;
-  a.kind_ = Kind::kList;
-  a.payload_ = new Payload(Kind::kList);
+  a.kind_ = kind;
+  a.payload_ = new Payload();
+  return a;
+}
+
+Argument Argument::List(std::vector<Argument> items) {
+  Argument a = with_payload(Kind::kList);
   a.payload_->items = std::move(items);
   return a;
 }
 
 Argument Argument::Tuple(std::vector<Argument> items) {
-  Argument a;
-  a.kind_ = Kind::kTuple;
-  a.payload_ = new Payload(Kind::kTuple);
+  Argument a = with_payload(Kind::kTuple);
   a.payload_->items = std::move(items);
   return a;
 }
 
 Argument Argument::Dict(Kwargs items) {
-  Argument a;
-  a.kind_ = Kind::kDict;
-  a.payload_ = new Payload(Kind::kDict);
+  Argument a = with_payload(Kind::kDict);
   a.payload_->dict = std::move(items);
   return a;
 }

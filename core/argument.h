@@ -26,9 +26,10 @@
 #include <cstdint>
 #include <functional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 #include <c10/core/Device.h>
 #include <c10/core/Layout.h>
@@ -142,6 +143,8 @@ class Argument {
 
  private:
   struct Payload;
+  // An Argument of `kind` (a string or container) with a new, empty payload.
+  static Argument with_payload(Kind kind);
   void expect(Kind kind) const;
   void release();
 
