@@ -195,11 +195,10 @@ absl::Status Graph::erase_node(Node* node) {
         absl::StrCat("erase_node: node '", node->name_, "' was already erased"));
   }
   if (!node->users_.empty()) {
-    std::vector<std::string> user_names;
-    for (const Node* u : node->users_) user_names.push_back(u->name_);
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot erase node '", node->name_, "': it still has ", node->users_.size(),
-        node->users_.size() == 1 ? " user (" : " users (", absl::StrJoin(user_names, ", "),
+        node->users_.size() == 1 ? " user (" : " users (",
+        absl::StrJoin(node->users_, ", ", NodeNameFormatter()),
         "); make them use another value first (replace_all_uses_with)"));
   }
   if (insert_before_ == node) insert_before_ = node->next_;

@@ -180,6 +180,12 @@ class Node {
   Meta meta_;
 };
 
+// Formats a node as its name, for absl::StrJoin in messages:
+//   absl::StrJoin(node->users(), ", ", fx::NodeNameFormatter())   // "relu, add_1"
+struct NodeNameFormatter {
+  void operator()(std::string* out, const Node* node) const { out->append(node->name()); }
+};
+
 // Registers a call_function target (e.g. "mylib::log_event") as having side
 // effects, so dead-code elimination keeps calls to it. Thread-safe; typically
 // called while loading a plugin.

@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/api/method.h>
 #include <torch/csrc/jit/mobile/type_parser.h>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -185,17 +186,8 @@ absl::Status Interpreter::build_plan() {
       }
       case Op::kCallFunction:
         p.builtin = builtin_for(n->target());
-        if (p.builtin == Builtin::kNone && n->target().find("::") == std::string::npos) {
-          // A leaf function of the model (TraceOptions::leaf_functions).
-          auto cu = module_.root()._ivalue()->compilation_unit();
-          if (cu != nullptr) {
-            const std::string name = absl::StartsWith(n->target(), "__torch__.")
-                                         ? n->target()
-                                         : absl::StrCat("__torch__.", n->target());
-            p.function = cu->find_function(c10::QualifiedName(name));
-          }
-        }
-        if (p.builtin == Builtin::kNone && n->target().find("::") != std::string::npos) {
+        if (p.builtin != Builtin::kNone) break;
+        if (n->target().find("::") != std::string::npos) {
           auto op = find_operator(n->target());
           // `ns::name` without overload is resolved by argument types later.
           if (op.ok()) {
@@ -204,6 +196,12 @@ absl::Status Interpreter::build_plan() {
           } else if (n->target().find('.') != std::string::npos) {
             return node_error(*n, op.status().message());
           }
+        } else if (auto cu = module_.root()._ivalue()->compilation_unit()) {
+          // A leaf function of the model (TraceOptions::leaf_functions).
+          const std::string name = absl::StartsWith(n->target(), "__torch__.")
+                                       ? n->target()
+                                       : absl::StrCat("__torch__.", n->target());
+          p.function = cu->find_function(c10::QualifiedName(name));
         }
         break;
       case Op::kCallModule: {
@@ -242,30 +240,28 @@ absl::StatusOr<c10::IValue> Interpreter::run(std::vector<c10::IValue> inputs) {
   }
   const auto& placeholders = plan_->placeholders;
   if (inputs.size() > placeholders.size()) {
-    std::vector<std::string> names;
-    for (const Node* p : placeholders) names.push_back(p->name());
     return absl::InvalidArgumentError(absl::StrCat(
-        "forward takes ", placeholders.size(), " input(s) (", absl::StrJoin(names, ", "),
+        "forward takes ", placeholders.size(), " input(s) (",
+        absl::StrJoin(placeholders, ", ", NodeNameFormatter()),
         ") but ", inputs.size(), " were given"));
   }
   inputs_ = std::move(inputs);
   env_.assign(plan_->bound, c10::IValue());
   has_value_.assign(plan_->bound, 0);
+  // Nothing of a run outlives it, whichever way it ends.
+  absl::Cleanup release_run = [this] {
+    env_.clear();
+    inputs_.clear();
+  };
   c10::IValue result;
   for (NodePlan& p : plan_->nodes) {
     auto value = run_node(*p.node);
-    if (!value.ok()) {
-      env_.clear();
-      inputs_.clear();
-      return value.status();
-    }
+    if (!value.ok()) return value.status();
     if (p.node->op() == Op::kOutput) result = *value;
     env_[p.slot] = std::move(*value);
     has_value_[p.slot] = 1;
     for (uint64_t slot : p.release) env_[slot] = c10::IValue();
   }
-  env_.clear();
-  inputs_.clear();
   return result;
 }
 

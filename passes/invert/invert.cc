@@ -73,15 +73,11 @@ bool invert_arithmetic(const Node& node, Node* value, std::string* target, Argum
     // x + c = y  =>  x = y - c (either order), and likewise for *.
     *target = spell(base == "add" ? "sub" : "div");
     *args = {value, c};
-  } else if (base == "rsub" || (base == "sub" && right) || (base == "div" && right)) {
-    // c - x = y  =>  x = c - y ;  c / x = y  =>  x = c / y.
-    if (base == "rsub") {
-      *target = node.target();
-      *args = {value, c};
-    } else {
-      *target = node.target();
-      *args = {c, value};
-    }
+  } else if (base == "rsub" || right) {
+    // c - x = y  =>  x = c - y ;  c / x = y  =>  x = c / y: the same operation
+    // (rsub(x, c) is c - x, so its inverse is rsub(y, c)).
+    *target = node.target();
+    *args = base == "rsub" ? Arguments{value, c} : Arguments{c, value};
   } else {
     // x - c = y  =>  x = y + c ;  x / c = y  =>  x = y * c.
     *target = spell(base == "sub" ? "add" : "mul");
@@ -101,10 +97,9 @@ absl::Status Invert::run(GraphModule& module, PassContext& context) {
   }
   std::vector<Node*> inputs = graph.placeholders();
   if (inputs.size() != 1) {
-    std::vector<std::string> names;
-    for (const Node* p : inputs) names.push_back(p->name());
     return absl::InvalidArgumentError(absl::StrCat(
-        "the graph has ", inputs.size(), " inputs (", absl::StrJoin(names, ", "),
+        "the graph has ", inputs.size(), " inputs (",
+        absl::StrJoin(inputs, ", ", NodeNameFormatter()),
         "); invert needs exactly one"));
   }
   const Node* out = graph.output_node();
@@ -146,13 +141,12 @@ absl::Status Invert::run(GraphModule& module, PassContext& context) {
       return absl::InvalidArgumentError(
           absl::StrCat(where(), " is not on the path from the input to the output"));
     }
-    std::vector<Node*> graph_inputs(n->input_nodes().begin(), n->input_nodes().end());
+    const absl::Span<Node* const> graph_inputs = n->input_nodes();
     if (graph_inputs.size() != 1) {
-      std::vector<std::string> names;
-      for (const Node* i : graph_inputs) names.push_back(i->name());
       return absl::InvalidArgumentError(absl::StrCat(
           where(), " takes ", graph_inputs.size(), " values of the graph (",
-          absl::StrJoin(names, ", "), "); invert handles operations of one value"));
+          absl::StrJoin(graph_inputs, ", ", NodeNameFormatter()),
+          "); invert handles operations of one value"));
     }
     Node* value = it->second;
     std::string target;
