@@ -145,28 +145,23 @@ void load_builtin_plugins(const Runfiles* runfiles) {
 
 void list_plugins(std::ostream& out) {
   const Registry& registry = Registry::global();
-  auto describe_options = [](const std::vector<OptionSpec>& options) {
-    std::string text;
-    for (const OptionSpec& o : options) {
-      absl::StrAppend(&text, "\n      ", o.name, "=", o.default_value.empty() ? "..." : o.default_value,
-                      "  ", o.description);
+  // One entry: name, description, plugin, then its options one per line.
+  auto describe = [&out](const ComponentInfo& c) {
+    out << "  " << c.name << "  " << c.description << "  [plugin " << c.plugin.name << "]";
+    for (const OptionSpec& o : c.options) {
+      out << "\n      " << o.name << "=" << (o.default_value.empty() ? "..." : o.default_value)
+          << "  " << o.description;
     }
-    return text;
+    out << "\n";
   };
   out << "Plugins:\n";
   for (const PluginRecord& p : registry.plugins()) {
     out << "  " << p.name << " " << p.version << "  " << p.path << "\n";
   }
   out << "\nTracer extensions (--tracer=NAME{option=value ...},...):\n";
-  for (const TracerExtensionInfo& e : registry.tracer_extensions()) {
-    out << "  " << e.name << "  " << e.description << "  [plugin " << e.plugin.name << "]"
-        << describe_options(e.options) << "\n";
-  }
+  for (const TracerExtensionInfo& e : registry.tracer_extensions()) describe(e);
   out << "\nPasses (--passes=NAME{option=value ...},...):\n";
-  for (const PassInfo& p : registry.passes()) {
-    out << "  " << p.name << "  " << p.description << "  [plugin " << p.plugin.name << "]"
-        << describe_options(p.options) << "\n";
-  }
+  for (const PassInfo& p : registry.passes()) describe(p);
 }
 
 void configure_tracer(Tracer& tracer) {

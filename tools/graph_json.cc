@@ -9,6 +9,16 @@ namespace fx {
 
 using Json = nlohmann::ordered_json;
 
+namespace {
+
+// JSON has no inf or nan: those become {"float": "inf"} (Python's spelling).
+Json float_to_json(double value) {
+  if (!std::isfinite(value)) return Json{{"float", python_float_repr(value)}};
+  return value;
+}
+
+}  // namespace
+
 Json argument_to_json(const Argument& arg) {
   switch (arg.kind()) {
     case Argument::Kind::kNone:
@@ -18,8 +28,7 @@ Json argument_to_json(const Argument& arg) {
     case Argument::Kind::kInt:
       return arg.to_int();
     case Argument::Kind::kDouble:
-      if (!std::isfinite(arg.to_double())) return Json{{"float", python_float_repr(arg.to_double())}};
-      return arg.to_double();
+      return float_to_json(arg.to_double());
     case Argument::Kind::kString:
       return arg.to_string();
     case Argument::Kind::kNode:
@@ -57,10 +66,7 @@ Json meta_to_json(const MetaValue& value) {
     case MetaValue::Kind::kInt:
       return value.as_int();
     case MetaValue::Kind::kDouble:
-      if (!std::isfinite(value.as_double())) {
-        return Json{{"float", python_float_repr(value.as_double())}};
-      }
-      return value.as_double();
+      return float_to_json(value.as_double());
     case MetaValue::Kind::kString:
       return value.as_string();
     case MetaValue::Kind::kList: {

@@ -37,13 +37,11 @@ int main(int argc, char** argv) {
     std::cerr << "usage: trace_check MODEL.pt [REFERENCE.txt] [--leaf_function=NAME ...]\n";
     return 2;
   }
-  argc = static_cast<int>(positional.size()) + 1;
-  argv[1] = positional[0];
-  if (positional.size() == 2) argv[2] = positional[1];
-  nlohmann::json report = {{"model", argv[1]}};
+  const std::string model_path = positional[0];
+  nlohmann::json report = {{"model", model_path}};
   torch::jit::Module model;
   try {
-    model = torch::jit::load(argv[1]);
+    model = torch::jit::load(model_path);
   } catch (const c10::Error& e) {
     report["error"] = std::string("load: ") + e.what_without_backtrace();
     std::cout << report.dump() << "\n";
@@ -68,8 +66,8 @@ int main(int argc, char** argv) {
   report["asserts"] = gm->graph().find_nodes(fx::Op::kCallFunction, "torch._assert").size();
   report["lint"] = gm->lint().ok();
 
-  if (argc == 3) {
-    std::ifstream in(argv[2]);
+  if (positional.size() == 2) {
+    std::ifstream in(positional[1]);
     std::vector<std::string> reference;
     for (std::string line; std::getline(in, line);) {
       if (!line.empty()) reference.push_back(line);

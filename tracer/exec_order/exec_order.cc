@@ -11,16 +11,16 @@ std::vector<std::string> ExecOrderTracer::names_of(const ModuleRef& m) const {
   return names;
 }
 
-void ExecOrderTracer::reset_usage(const std::string& module) {
+std::vector<ExecOrderTracer::ParamUsage>& ExecOrderTracer::usage_of(const std::string& module) {
   auto [it, inserted] = usage_.try_emplace(module);
   if (inserted) usage_order_.push_back(module);
-  it->second.clear();
+  return it->second;
 }
 
+void ExecOrderTracer::reset_usage(const std::string& module) { usage_of(module).clear(); }
+
 void ExecOrderTracer::add_usage(const std::string& module, ParamUsage usage) {
-  auto [it, inserted] = usage_.try_emplace(module);
-  if (inserted) usage_order_.push_back(module);
-  it->second.push_back(std::move(usage));
+  usage_of(module).push_back(std::move(usage));
 }
 
 void ExecOrderTracer::visit(const std::string& param) {

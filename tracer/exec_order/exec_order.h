@@ -53,6 +53,8 @@ class ExecOrderTracer : public TracerExtension {
 
  private:
   std::vector<std::string> names_of(const ModuleRef& m) const;
+  // The usage list of `module`, created (and ordered) on first use.
+  std::vector<ParamUsage>& usage_of(const std::string& module);
   void reset_usage(const std::string& module);
   void add_usage(const std::string& module, ParamUsage usage);
   void visit(const std::string& param);
