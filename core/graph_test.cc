@@ -2,6 +2,7 @@
 #include "core/graph.h"
 
 #include "core/printer.h"
+#include "core/testing/graph_listing.h"
 #include "core/testing/seed_graphs.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -13,18 +14,14 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-std::vector<std::string> names_of(const Graph& g) {
-  std::vector<std::string> names;
-  for (const Node* n : g.nodes()) names.push_back(n->name());
-  return names;
-}
+using testing::node_names;
 
 using testing::build_seed_my_module;
 
 TEST(GraphTest, SeedMyModuleHasTorchFxNamesAndStructure) {
   Graph g;
   build_seed_my_module(g);
-  EXPECT_THAT(names_of(g),
+  EXPECT_THAT(node_names(g),
               ElementsAre("x", "linear_weight", "add", "linear", "relu", "sum_1", "topk", "output"));
   std::vector<Op> ops;
   std::vector<size_t> users;
@@ -148,7 +145,7 @@ TEST(GraphTest, IterationStaysValidWhileErasing) {
     }
   }
   EXPECT_THAT(visited, ElementsAre("x", "neg", "neg_1", "neg_2", "neg_3", "neg_4", "output"));
-  EXPECT_THAT(names_of(g), ElementsAre("x", "output"));
+  EXPECT_THAT(node_names(g), ElementsAre("x", "output"));
   // Names of erased nodes are not reused.
   EXPECT_EQ(g.call_function("aten::neg", {x})->name(), "neg_5");
 }
@@ -207,7 +204,7 @@ TEST(GraphTest, EliminateDeadCodeKeepsPlaceholdersOutputAndImpureNodes) {
   Node* live = g.call_function("aten::neg", {x});
   g.output(live);
   EXPECT_EQ(g.eliminate_dead_code(), 3u);  // w, mul, relu
-  EXPECT_THAT(names_of(g), ElementsAre("x", "unused", "add_", "_assert", "neg", "output"));
+  EXPECT_THAT(node_names(g), ElementsAre("x", "unused", "add_", "_assert", "neg", "output"));
   EXPECT_FALSE(inplace->erased());
   EXPECT_FALSE(check->erased());
   EXPECT_FALSE(unused_input->erased());
@@ -300,7 +297,7 @@ TEST(GraphTest, GraphCopyInlinesAnotherGraphWithPremappedInputs) {
   NodeMap map{{in, g_relu}};
   Argument result = g.graph_copy(body, map);
   g.output(result);
-  EXPECT_THAT(names_of(g), ElementsAre("x", "relu", "neg", "relu_1", "output"));
+  EXPECT_THAT(node_names(g), ElementsAre("x", "relu", "neg", "relu_1", "output"));
   EXPECT_EQ(result.to_node()->name(), "relu_1");
   EXPECT_EQ(map.at(neg)->args()[0].to_node(), g_relu);
   EXPECT_TRUE(g.lint().ok()) << g.lint();
@@ -313,7 +310,7 @@ TEST(GraphTest, CopyIsDeepAndKeepsNames) {
   g.find_node("relu")->meta().set("tag", "foo");
   NodeMap map;
   std::unique_ptr<Graph> c = g.copy(&map);
-  EXPECT_EQ(names_of(*c), names_of(g));
+  EXPECT_EQ(node_names(*c), node_names(g));
   EXPECT_EQ(format_graph(*c), format_graph(g));
   EXPECT_EQ(c->meta(), g.meta());
   EXPECT_EQ(c->find_node("relu")->meta().find("tag")->as_string(), "foo");

@@ -4,9 +4,11 @@
 #include <ATen/ATen.h>
 
 #include "core/printer.h"
+#include "core/testing/graph_listing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/tracing.h"
 #include "tests/testing/values.h"
 
 namespace fx {
@@ -16,29 +18,12 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-GraphModule trace_ok(const std::string& fixture, TraceOptions options = {}) {
-  Tracer tracer(options);
-  auto gm = tracer.trace(testing::load_fixture(fixture));
-  EXPECT_TRUE(gm.ok()) << gm.status();
-  if (!gm.ok()) std::abort();
-  EXPECT_TRUE(gm->lint().ok()) << gm->lint();
-  return std::move(*gm);
-}
-
-std::vector<std::string> names(const Graph& g) {
-  std::vector<std::string> out;
-  for (const Node* n : g.nodes()) out.push_back(n->name());
-  return out;
-}
-
-std::vector<std::string> targets(const Graph& g, Op op) {
-  std::vector<std::string> out;
-  for (const Node* n : g.find_nodes(op)) out.push_back(n->target());
-  return out;
-}
+using testing::node_names;
+using testing::node_targets;
+using testing::trace_fixture;
 
 TEST(TracerTest, PlaceholdersTakePythonNamesDefaultsAndAnnotations) {
-  GraphModule gm = trace_ok("multi_io.pt");
+  GraphModule gm = trace_fixture("multi_io.pt");
   std::vector<Node*> inputs = gm.graph().placeholders();
   ASSERT_EQ(inputs.size(), 3u);
   EXPECT_EQ(inputs[0]->name(), "x");
@@ -53,21 +38,21 @@ TEST(TracerTest, PlaceholdersTakePythonNamesDefaultsAndAnnotations) {
 }
 
 TEST(TracerTest, LeafModulesAreCalledAndOthersTracedThrough) {
-  GraphModule gm = trace_ok("multi_io.pt");
+  GraphModule gm = trace_fixture("multi_io.pt");
   // nn.Linear is a leaf; the ModuleList loop is unrolled into its elements.
-  EXPECT_THAT(targets(gm.graph(), Op::kCallModule), ElementsAre("proj", "blocks.0", "blocks.1"));
+  EXPECT_THAT(node_targets(gm.graph(), Op::kCallModule), ElementsAre("proj", "blocks.0", "blocks.1"));
 }
 
 TEST(TracerTest, ParametersAndBuffersBecomeGetAttrOnce) {
-  GraphModule my_module = trace_ok("my_module.pt");
-  EXPECT_THAT(targets(my_module.graph(), Op::kGetAttr), ElementsAre("linear.weight"));
-  GraphModule multi_io = trace_ok("multi_io.pt");
-  EXPECT_THAT(targets(multi_io.graph(), Op::kGetAttr), ElementsAre("offset"));
+  GraphModule my_module = trace_fixture("my_module.pt");
+  EXPECT_THAT(node_targets(my_module.graph(), Op::kGetAttr), ElementsAre("linear.weight"));
+  GraphModule multi_io = trace_fixture("multi_io.pt");
+  EXPECT_THAT(node_targets(multi_io.graph(), Op::kGetAttr), ElementsAre("offset"));
 }
 
 TEST(TracerTest, TensorConstantsBecomeAttributesOfTheGraphModule) {
-  GraphModule gm = trace_ok("frozen_linear.pt");
-  EXPECT_THAT(targets(gm.graph(), Op::kGetAttr),
+  GraphModule gm = trace_fixture("frozen_linear.pt");
+  EXPECT_THAT(node_targets(gm.graph(), Op::kGetAttr),
               ElementsAre("_tensor_constant0", "_tensor_constant1"));
   EXPECT_TRUE(gm.own_attributes().contains("_tensor_constant0"));
   EXPECT_TRUE(gm.get_attr("_tensor_constant1")->isTensor());
@@ -75,7 +60,7 @@ TEST(TracerTest, TensorConstantsBecomeAttributesOfTheGraphModule) {
 }
 
 TEST(TracerTest, OperatorsKeepOverloadsAndDropDefaults) {
-  GraphModule gm = trace_ok("ops.pt");
+  GraphModule gm = trace_fixture("ops.pt");
   const Graph& g = gm.graph();
   Node* add = g.find_node("add_2");  // torch.add(x, y, alpha=2)
   ASSERT_NE(add, nullptr) << format_graph(g);
@@ -97,7 +82,7 @@ TEST(TracerTest, OperatorsKeepOverloadsAndDropDefaults) {
 }
 
 TEST(TracerTest, AttributesDecideConditionsAndLoopsAtTraceTime) {
-  GraphModule gm = trace_ok("ops.pt");
+  GraphModule gm = trace_fixture("ops.pt");
   const std::string code = python_code(gm.graph());
   // eval mode: `if self.training: x = x * 2` is gone; `for i in range(self.n)` unrolled.
   EXPECT_THAT(code, ::testing::Not(HasSubstr("aten.mul.Tensor(x, 2)")));
@@ -110,15 +95,15 @@ TEST(TracerTest, AttributesDecideConditionsAndLoopsAtTraceTime) {
 TEST(TracerTest, TrainingModeIsAnOption) {
   TraceOptions training;
   training.training = true;
-  GraphModule train = trace_ok("train_mode.pt", training);
+  GraphModule train = trace_fixture("train_mode.pt", training);
   EXPECT_NE(train.graph().find_node("mul"), nullptr);
-  GraphModule eval = trace_ok("train_mode.pt");
+  GraphModule eval = trace_fixture("train_mode.pt");
   EXPECT_EQ(eval.graph().find_node("mul"), nullptr);
-  EXPECT_THAT(targets(eval.graph(), Op::kCallModule), ElementsAre("drop"));
+  EXPECT_THAT(node_targets(eval.graph(), Op::kCallModule), ElementsAre("drop"));
 }
 
 TEST(TracerTest, InputChecksBecomeAssertionsOrAreDropped) {
-  GraphModule gm = trace_ok("ops.pt");
+  GraphModule gm = trace_fixture("ops.pt");
   std::vector<Node*> asserts = gm.graph().find_nodes(Op::kCallFunction, "torch._assert");
   ASSERT_EQ(asserts.size(), 1u);
   EXPECT_EQ(asserts[0]->args()[1], Argument("expected 2D input"));
@@ -130,12 +115,12 @@ TEST(TracerTest, InputChecksBecomeAssertionsOrAreDropped) {
 
   TraceOptions drop;
   drop.assertions = AssertionMode::kDrop;
-  GraphModule dropped = trace_ok("ops.pt", drop);
+  GraphModule dropped = trace_fixture("ops.pt", drop);
   EXPECT_THAT(dropped.graph().find_nodes(Op::kCallFunction, "torch._assert"), IsEmpty());
 }
 
 TEST(TracerTest, MultiResultOperatorsGiveOneNodeAndGetitems) {
-  GraphModule gm = trace_ok("ops.pt");
+  GraphModule gm = trace_fixture("ops.pt");
   Node* max = gm.graph().find_node("max_1");
   ASSERT_NE(max, nullptr) << format_graph(gm.graph());
   EXPECT_EQ(max->target(), "aten::max.dim");
@@ -144,12 +129,12 @@ TEST(TracerTest, MultiResultOperatorsGiveOneNodeAndGetitems) {
   EXPECT_EQ(items[0]->args(), (Arguments{max, 0}));
   EXPECT_EQ(items[1]->args(), (Arguments{max, 1}));
   // All results returned together: the node itself, as torch.fx's `topk`.
-  GraphModule my_module = trace_ok("my_module.pt");
+  GraphModule my_module = trace_fixture("my_module.pt");
   EXPECT_EQ(my_module.graph().output_node()->args()[0].to_node()->name(), "topk");
 }
 
 TEST(TracerTest, InPlaceOperatorsAreFunctionalisedOnlyWhereUnobservable) {
-  GraphModule gm = trace_ok("ops.pt");
+  GraphModule gm = trace_fixture("ops.pt");
   const Graph& g = gm.graph();
   // v = x.view(-1); v.add_(1): a view, stays in place and impure.
   std::vector<Node*> add_ = g.find_nodes(Op::kCallFunction, "aten::add_.Scalar");
@@ -164,7 +149,7 @@ TEST(TracerTest, InPlaceOperatorsAreFunctionalisedOnlyWhereUnobservable) {
   EXPECT_EQ(g.output_node()->args()[0].elements()[4].to_node(), mul);
 
   // An input mutated in place stays in place; later reads see the new value.
-  GraphModule input = trace_ok("inplace_input.pt");
+  GraphModule input = trace_fixture("inplace_input.pt");
   Node* inplace = input.graph().find_node("add_");
   ASSERT_NE(inplace, nullptr) << format_graph(input.graph());
   EXPECT_TRUE(inplace->is_impure());
@@ -194,7 +179,7 @@ TEST(TracerTest, LeafFunctionsAreRecordedWholeAndRun) {
 
   TraceOptions options;
   options.leaf_functions = {"clip"};
-  GraphModule gm = trace_ok("leaf_function.pt", options);
+  GraphModule gm = trace_fixture("leaf_function.pt", options);
   Node* clip = gm.graph().find_node("clip");
   ASSERT_NE(clip, nullptr) << format_graph(gm.graph());
   EXPECT_EQ(clip->op(), Op::kCallFunction);
@@ -206,7 +191,7 @@ TEST(TracerTest, LeafFunctionsAreRecordedWholeAndRun) {
 }
 
 TEST(TracerTest, FormattedMessagesAreBuiltWhileTracing) {
-  GraphModule gm = trace_ok("ops.pt");
+  GraphModule gm = trace_fixture("ops.pt");
   EXPECT_THAT(gm.graph().find_nodes(Op::kCallFunction, "aten::format"), IsEmpty());
 }
 
@@ -293,7 +278,7 @@ TEST(TracerTest, LeafDecisionsCanBeOverridden) {
   tracer.add_extension(std::make_shared<LowerRelu>());
   auto gm = tracer.trace(testing::load_fixture("m1.pt"));
   ASSERT_TRUE(gm.ok()) << gm.status();
-  EXPECT_THAT(names(gm->graph()), ElementsAre("x", "relu", "output"));
+  EXPECT_THAT(node_names(gm->graph()), ElementsAre("x", "relu", "output"));
   EXPECT_EQ(gm->graph().find_node("relu")->op(), Op::kCallFunction);
   EXPECT_EQ(gm->graph().find_node("relu")->target(), "aten::relu");
 }
@@ -311,7 +296,7 @@ TEST(TracerTest, ModuleRefDescribesTheClass) {
 }
 
 TEST(TracerTest, TraceIntoInlinesASubmoduleCall) {
-  GraphModule gm = trace_ok("m_relu_add.pt");
+  GraphModule gm = trace_fixture("m_relu_add.pt");
   Graph& g = gm.graph();
   Node* call = g.find_node("relu");
   ASSERT_EQ(call->op(), Op::kCallModule);
@@ -326,7 +311,7 @@ TEST(TracerTest, TraceIntoInlinesASubmoduleCall) {
   call->replace_all_uses_with(body->to_node());
   ASSERT_TRUE(g.erase_node(call).ok());
   EXPECT_TRUE(gm.lint().ok()) << gm.lint();
-  EXPECT_THAT(targets(g, Op::kCallModule), IsEmpty());
+  EXPECT_THAT(node_targets(g, Op::kCallModule), IsEmpty());
   EXPECT_EQ(body->to_node()->target(), "aten::relu");
   testing::expect_same_outputs(gm, testing::load_fixture("m_relu_add.pt"), {at::randn({3, 2})});
 }
@@ -337,7 +322,7 @@ TEST(TracerTest, TracedModulesComputeWhatTheirScriptsCompute) {
                            "frozen_linear"}) {
     SCOPED_TRACE(name);
     torch::jit::Module m = testing::load_fixture(std::string(name) + ".pt");
-    GraphModule gm = trace_ok(std::string(name) + ".pt");
+    GraphModule gm = trace_fixture(std::string(name) + ".pt");
     testing::expect_same_outputs(gm, m, testing::example_inputs(name));
   }
 }

@@ -3,19 +3,22 @@
 
 #include <ATen/ATen.h>
 
+#include "core/testing/graph_listing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/pass_manager.h"
 #include "runtime/graph_module.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/tracing.h"
 #include "tests/testing/values.h"
-#include "tracer/tracer.h"
 
 namespace fx {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::node_names;
+using testing::trace_fixture;
 
 class DceTest : public ::testing::Test {
  protected:
@@ -33,18 +36,6 @@ class DceTest : public ::testing::Test {
     return pm->run(gm, context);
   }
 
-  static std::vector<std::string> names(const Graph& g) {
-    std::vector<std::string> out;
-    for (const Node* n : g.nodes()) out.push_back(n->name());
-    return out;
-  }
-
-  static GraphModule trace(const std::string& fixture) {
-    auto gm = Tracer().trace(testing::load_fixture(fixture));
-    EXPECT_TRUE(gm.ok()) << gm.status();
-    return std::move(*gm);
-  }
-
   Registry registry_;
 };
 
@@ -60,14 +51,14 @@ TEST_F(DceTest, RemovesUnusedValuesAndGetAttrsButKeepsSideEffects) {
   ASSERT_TRUE(gm.add_attribute("weight", at::ones({2})).ok());
 
   ASSERT_TRUE(run("dce", gm).ok());
-  EXPECT_THAT(names(gm.graph()), ElementsAre("x", "unused", "add_", "relu", "output"));
+  EXPECT_THAT(node_names(gm.graph()), ElementsAre("x", "unused", "add_", "relu", "output"));
   // Without the option the module keeps what the graph no longer reads.
   EXPECT_TRUE(gm.get_attr("weight").ok());
 }
 
 TEST_F(DceTest, SubmodulesOptionDropsWhatTheGraphNoLongerReferences) {
   // Seed 004's MyModule: `param` is never used by forward, `linear` is.
-  GraphModule gm = trace("my_module.pt");
+  GraphModule gm = trace_fixture("my_module.pt");
   ASSERT_TRUE(run("dce{submodules=true}", gm).ok());
   EXPECT_TRUE(gm.get_submodule("linear").ok());
   EXPECT_TRUE(gm.get_attr("linear.weight").ok());
@@ -80,24 +71,24 @@ TEST_F(DceTest, SubmodulesOptionDropsWhatTheGraphNoLongerReferences) {
   Graph& graph = gm.graph();
   graph.output_node()->set_args({Argument(graph.find_node("x"))});
   ASSERT_TRUE(run("dce{submodules=true}", gm).ok());
-  EXPECT_THAT(names(graph), ElementsAre("x", "output"));
+  EXPECT_THAT(node_names(graph), ElementsAre("x", "output"));
   EXPECT_FALSE(gm.get_submodule("linear").ok());
   EXPECT_FALSE(gm.get_attr("linear.weight").ok());
   EXPECT_TRUE(gm.lint().ok()) << gm.lint();
 }
 
 TEST_F(DceTest, WithoutTheOptionSubmodulesStay) {
-  GraphModule gm = trace("my_module.pt");
+  GraphModule gm = trace_fixture("my_module.pt");
   Graph& graph = gm.graph();
   graph.output_node()->set_args({Argument(graph.find_node("x"))});
   ASSERT_TRUE(run("dce", gm).ok());
-  EXPECT_THAT(names(graph), ElementsAre("x", "output"));
+  EXPECT_THAT(node_names(graph), ElementsAre("x", "output"));
   EXPECT_TRUE(gm.get_submodule("linear").ok());
   EXPECT_TRUE(gm.get_attr("param").ok());
 }
 
 TEST_F(DceTest, OptionValuesAreChecked) {
-  GraphModule gm = trace("my_module.pt");
+  GraphModule gm = trace_fixture("my_module.pt");
   absl::Status s = run("dce{submodules=maybe}", gm);
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), HasSubstr("submodules"));

@@ -3,10 +3,12 @@
 
 #include <ATen/ATen.h>
 
+#include "core/testing/graph_listing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/graph_module.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/tracing.h"
 #include "tests/testing/values.h"
 #include "tracer/leaf_policy/leaf_policy.h"
 #include "tracer/module_path/module_path.h"
@@ -19,12 +21,12 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
+using testing::node_targets;
+
 GraphModule trace(const std::string& fixture, std::vector<std::string> leaves = {}) {
   Tracer tracer;
   if (!leaves.empty()) tracer.add_extension(std::make_shared<LeafPolicy>(std::vector<std::string>{}, leaves));
-  auto gm = tracer.trace(testing::load_fixture(fixture));
-  EXPECT_TRUE(gm.ok()) << gm.status();
-  return std::move(*gm);
+  return testing::trace_fixture(fixture, tracer);
 }
 
 absl::Status run(GraphModule& gm, InlineOptions options, PassContext* ctx = nullptr) {
@@ -36,12 +38,6 @@ absl::Status run(GraphModule& gm, InlineOptions options, PassContext* ctx = null
     EXPECT_TRUE(lint.ok()) << lint;
   }
   return s;
-}
-
-std::vector<std::string> targets(const Graph& g, Op op) {
-  std::vector<std::string> out;
-  for (const Node* n : g.find_nodes(op)) out.push_back(n->target());
-  return out;
 }
 
 TEST(InlineTest, SeedModuleMBecomesReluPlusOne) {
@@ -70,14 +66,14 @@ TEST(InlineTest, ResNet18HasNoCallModuleLeftAndComputesTheSame) {
 TEST(InlineTest, ChoosesByTargetOrByType) {
   GraphModule by_target = trace("resnet18.pt");
   ASSERT_TRUE(run(by_target, {{"relu", "layer1.0.conv1"}, {}, false, false}).ok());
-  std::vector<std::string> left = targets(by_target.graph(), Op::kCallModule);
+  std::vector<std::string> left = node_targets(by_target.graph(), Op::kCallModule);
   EXPECT_EQ(std::count(left.begin(), left.end(), "relu"), 0);
   EXPECT_EQ(std::count(left.begin(), left.end(), "layer1.0.conv1"), 0);
   EXPECT_EQ(std::count(left.begin(), left.end(), "layer1.0.relu"), 2);
 
   GraphModule by_type = trace("resnet18.pt");
   ASSERT_TRUE(run(by_type, {{}, {"BatchNorm2d", "torch.nn.modules.activation.ReLU"}, false, false}).ok());
-  for (const std::string& t : targets(by_type.graph(), Op::kCallModule)) {
+  for (const std::string& t : node_targets(by_type.graph(), Op::kCallModule)) {
     EXPECT_THAT(t, ::testing::Not(HasSubstr("bn"))) << t;
     EXPECT_THAT(t, ::testing::Not(HasSubstr("relu"))) << t;
   }
@@ -116,7 +112,7 @@ TEST(InlineTest, ParametersAlreadyFetchedAreReused) {
 TEST(InlineTest, RecurseInlinesWhatTheBodiesCall) {
   GraphModule once = trace("resnet18.pt", {"BasicBlock"});
   ASSERT_TRUE(run(once, {{}, {"BasicBlock"}, false, false}).ok());
-  EXPECT_THAT(targets(once.graph(), Op::kCallModule), ::testing::Contains("layer1.0.conv1"));
+  EXPECT_THAT(node_targets(once.graph(), Op::kCallModule), ::testing::Contains("layer1.0.conv1"));
 
   GraphModule all = trace("resnet18.pt", {"BasicBlock"});
   ASSERT_TRUE(run(all, {{}, {}, true, false}).ok());
@@ -138,7 +134,7 @@ TEST(InlineTest, UntraceableModulesAreLeftWithAWarningOrFail) {
   Registry registry;
   PassContext ctx(registry);
   ASSERT_TRUE(run(gm, {}, &ctx).ok());
-  EXPECT_THAT(targets(gm.graph(), Op::kCallModule), ::testing::ElementsAre("gate"));
+  EXPECT_THAT(node_targets(gm.graph(), Op::kCallModule), ::testing::ElementsAre("gate"));
   ASSERT_EQ(ctx.warnings().size(), 1u);
   EXPECT_THAT(ctx.warnings()[0], HasSubstr("cannot inline call_module 'gate' (module 'gate')"));
   EXPECT_THAT(ctx.warnings()[0], HasSubstr("control flow depends on an input value"));

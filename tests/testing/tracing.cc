@@ -1,0 +1,31 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tests/testing/tracing.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "gtest/gtest.h"
+#include "tests/testing/fixtures.h"
+
+namespace fx {
+namespace testing {
+
+GraphModule trace_fixture(const std::string& name, Tracer& tracer) {
+  auto gm = tracer.trace(load_fixture(name));
+  if (!gm.ok()) {
+    std::fflush(stdout);  // what the test printed so far
+    std::cerr << "tracing fixture " << name << " failed: " << gm.status() << "\n";
+    std::abort();
+  }
+  EXPECT_TRUE(gm->lint().ok()) << gm->lint();
+  return *std::move(gm);
+}
+
+GraphModule trace_fixture(const std::string& name, TraceOptions options) {
+  Tracer tracer(std::move(options));
+  return trace_fixture(name, tracer);
+}
+
+}  // namespace testing
+}  // namespace fx
