@@ -33,8 +33,12 @@ Builtin builtin_for(absl::string_view target) {
 // How a Python-level target maps to aten: the aten name to search and what to
 // do with a leading number in `number op tensor` (Python's reflected operators).
 struct PythonTarget {
+  PythonTarget(std::string aten, bool is_commutative = false, std::string reflected = "")
+      : aten_name(std::move(aten)),
+        commutative(is_commutative),
+        reflected_name(std::move(reflected)) {}
   std::string aten_name;
-  bool commutative = false;    // 2 + x == x + 2
+  bool commutative;            // 2 + x == x + 2
   std::string reflected_name;  // 2 - x == rsub(x, 2)
 };
 

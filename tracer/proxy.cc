@@ -53,10 +53,19 @@ Proxy Proxy::log() const { return call_method("log"); }
 Proxy Proxy::abs() const { return call_method("abs"); }
 Proxy Proxy::neg() const { return call_method("neg"); }
 Proxy Proxy::softmax(int64_t dim) const { return call_method("softmax", {dim}); }
-Proxy Proxy::clamp(Argument min, Argument max) const {
+namespace {
+
+// clamp's bounds as torch.fx records them: min always, max when given.
+Kwargs clamp_kwargs(Argument min, Argument max) {
   Kwargs kwargs = {{"min", std::move(min)}};
   if (!max.is_none()) kwargs.emplace_back("max", std::move(max));
-  return call_method("clamp", {}, std::move(kwargs));
+  return kwargs;
+}
+
+}  // namespace
+
+Proxy Proxy::clamp(Argument min, Argument max) const {
+  return call_method("clamp", {}, clamp_kwargs(std::move(min), std::move(max)));
 }
 Proxy Proxy::to(c10::ScalarType dtype) const { return call_method("to", {dtype}); }
 Proxy Proxy::to(c10::Device device) const { return call_method("to", {device}); }
@@ -87,33 +96,32 @@ Proxy where(const Proxy& condition, const Proxy& a, const Proxy& b) {
 }
 
 namespace {
-Argument list_of(const std::vector<Proxy>& proxies) {
-  std::vector<Argument> items(proxies.begin(), proxies.end());
-  return Argument::List(std::move(items));
+
+// `torch.cat([a, b], dim)` and the like; dim 0 is left out, as Python code would.
+Proxy join(absl::string_view target, const std::vector<Proxy>& tensors, int64_t dim) {
+  Arguments args = {Argument::List(std::vector<Argument>(tensors.begin(), tensors.end()))};
+  if (dim != 0) args.push_back(dim);
+  return tensors.at(0).call_function(target, std::move(args));
 }
+
+// `torch.sum(x, dim=d)` and the like, with keepdim only when set.
+Proxy reduce(absl::string_view target, const Proxy& x, int64_t dim, bool keepdim) {
+  Kwargs kwargs = {{"dim", dim}};
+  if (keepdim) kwargs.emplace_back("keepdim", true);
+  return x.call_function(target, {x}, std::move(kwargs));
+}
+
 }  // namespace
 
-Proxy cat(const std::vector<Proxy>& tensors, int64_t dim) {
-  Arguments args = {list_of(tensors)};
-  if (dim != 0) args.push_back(dim);
-  return tensors.at(0).call_function("torch.cat", std::move(args));
-}
+Proxy cat(const std::vector<Proxy>& tensors, int64_t dim) { return join("torch.cat", tensors, dim); }
 Proxy stack(const std::vector<Proxy>& tensors, int64_t dim) {
-  Arguments args = {list_of(tensors)};
-  if (dim != 0) args.push_back(dim);
-  return tensors.at(0).call_function("torch.stack", std::move(args));
+  return join("torch.stack", tensors, dim);
 }
 Proxy sum(const Proxy& x) { return x.call_function("torch.sum", {x}); }
-Proxy sum(const Proxy& x, int64_t dim, bool keepdim) {
-  Kwargs kwargs = {{"dim", dim}};
-  if (keepdim) kwargs.emplace_back("keepdim", true);
-  return x.call_function("torch.sum", {x}, std::move(kwargs));
-}
+Proxy sum(const Proxy& x, int64_t dim, bool keepdim) { return reduce("torch.sum", x, dim, keepdim); }
 Proxy mean(const Proxy& x) { return x.call_function("torch.mean", {x}); }
 Proxy mean(const Proxy& x, int64_t dim, bool keepdim) {
-  Kwargs kwargs = {{"dim", dim}};
-  if (keepdim) kwargs.emplace_back("keepdim", true);
-  return x.call_function("torch.mean", {x}, std::move(kwargs));
+  return reduce("torch.mean", x, dim, keepdim);
 }
 Proxy topk(const Proxy& x, int64_t k) { return x.call_function("torch.topk", {x, k}); }
 Proxy softmax(const Proxy& x, int64_t dim) {
@@ -123,9 +131,7 @@ Proxy log_softmax(const Proxy& x, int64_t dim) {
   return x.call_function("torch.log_softmax", {x}, {{"dim", dim}});
 }
 Proxy clamp(const Proxy& x, Argument min, Argument max) {
-  Kwargs kwargs = {{"min", std::move(min)}};
-  if (!max.is_none()) kwargs.emplace_back("max", std::move(max));
-  return x.call_function("torch.clamp", {x}, std::move(kwargs));
+  return x.call_function("torch.clamp", {x}, clamp_kwargs(std::move(min), std::move(max)));
 }
 Proxy flatten(const Proxy& x, int64_t start_dim, int64_t end_dim) {
   Arguments args = {x};
