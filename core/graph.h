@@ -203,8 +203,10 @@ class Graph {
   Meta& meta() { return meta_; }
   const Meta& meta() const { return meta_; }
 
-  // Counts changes that affect what the graph computes (nodes added, erased or
-  // moved, args or targets changed). Executors cache plans keyed on it.
+  // Counts changes to the graph: nodes added, erased, moved or renamed; args,
+  // kwargs, targets, types or impurity changed (not meta). Executors cache
+  // plans keyed on it; the pass manager reads it to tell whether a pass
+  // changed anything.
   uint64_t version() const { return version_; }
 
   // The namespace of node names (for passes that reserve names of their own).

@@ -115,10 +115,22 @@ void Node::set_target(absl::string_view target) {
   ++graph_->version_;
 }
 
-void Node::set_type(absl::string_view type) { type_ = graph_->intern(type); }
+void Node::set_type(absl::string_view type) {
+  type_ = graph_->intern(type);
+  ++graph_->version_;
+}
+
+void Node::set_impure(bool impure) {
+  if (impure_ == impure) return;
+  impure_ = impure;
+  ++graph_->version_;
+}
 
 const std::string& Node::rename(absl::string_view candidate) {
-  if (candidate != name_) name_ = graph_->names_.create_name(candidate);
+  if (candidate != name_) {
+    name_ = graph_->names_.create_name(candidate);
+    ++graph_->version_;
+  }
   return name_;
 }
 

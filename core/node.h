@@ -139,7 +139,7 @@ class Node {
   bool is_impure() const;
   // Marks the node as having side effects (a tracer does this for operators
   // whose schema mutates an argument).
-  void set_impure(bool impure) { impure_ = impure; }
+  void set_impure(bool impure);
 
   Meta& meta() { return meta_; }
   const Meta& meta() const { return meta_; }

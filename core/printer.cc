@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/naming.h"
+#include "core/python_operators.h"
 
 namespace fx {
 namespace {
@@ -143,63 +144,42 @@ std::string format_attribute_path(std::string base, absl::string_view path) {
   return base;
 }
 
-struct InfixForm {
-  absl::string_view name;
-  absl::string_view before, middle, after;  // for binary ops; unary uses before+after
-  int arity;
-};
-
-// torch.fx's `magic_methods`: `operator.<name>` printed as Python syntax.
-constexpr InfixForm kInfixForms[] = {
-    {"eq", "", " == ", "", 2},   {"ne", "", " != ", "", 2},    {"lt", "", " < ", "", 2},
-    {"gt", "", " > ", "", 2},    {"le", "", " <= ", "", 2},    {"ge", "", " >= ", "", 2},
-    {"pos", "+", "", "", 1},     {"neg", "-", "", "", 1},      {"invert", "~", "", "", 1},
-    {"add", "", " + ", "", 2},   {"sub", "", " - ", "", 2},    {"mul", "", " * ", "", 2},
-    {"floordiv", "", " // ", "", 2}, {"truediv", "", " / ", "", 2}, {"div", "", " / ", "", 2},
-    {"mod", "", " % ", "", 2},   {"pow", "", " ** ", "", 2},   {"lshift", "", " << ", "", 2},
-    {"rshift", "", " >> ", "", 2}, {"and_", "", " & ", "", 2}, {"or_", "", " | ", "", 2},
-    {"xor", "", " ^ ", "", 2},   {"getitem", "", "[", "]", 2}, {"matmul", "", " @ ", "", 2},
-};
-
-// torch.fx's `inplace_methods`: `operator.i<name>(a, b)` printed as `a += b`.
-constexpr std::pair<absl::string_view, absl::string_view> kInplaceForms[] = {
-    {"iadd", " += "},  {"iand", " &= "}, {"ifloordiv", " //= "}, {"ilshift", " <<= "},
-    {"imod", " %= "},  {"imul", " *= "}, {"imatmul", " @= "},    {"ior", " |= "},
-    {"ipow", " **= "}, {"irshift", " >>= "}, {"isub", " -= "},   {"itruediv", " /= "},
-    {"ixor", " ^= "},
-};
-
-// The right-hand side (or whole statement) of a call_function in code. Returns
-// false when the node should be printed as a plain call.
-bool format_operator_statement(const Node& node, absl::string_view lhs, std::string& out) {
-  constexpr absl::string_view kOperator = "operator.";
-  absl::string_view target = node.target();
-  if (target.substr(0, kOperator.size()) != kOperator || !node.kwargs().empty()) return false;
-  absl::string_view fn = target.substr(kOperator.size());
-  const Arguments& args = node.args();
-  for (const InfixForm& form : kInfixForms) {
-    if (form.name != fn || static_cast<int>(args.size()) != form.arity) continue;
-    absl::StrAppend(&out, lhs, " = ", form.before);
-    append_repr(out, args[0]);
-    if (form.arity == 2) {
-      absl::StrAppend(&out, form.middle);
-      append_repr(out, args[1]);
+// Appends `form` (python_operators.def's "{} + {}") with its `{}`s replaced
+// by the operands' reprs.
+void append_form(std::string& out, absl::string_view form, const Arguments& operands) {
+  size_t next = 0;
+  for (size_t i = 0; i < form.size(); ++i) {
+    if (form[i] == '{' && i + 1 < form.size() && form[i + 1] == '}' && next < operands.size()) {
+      append_repr(out, operands[next++]);
+      ++i;
+    } else {
+      out += form[i];
     }
-    absl::StrAppend(&out, form.after);
-    return true;
   }
-  for (const auto& [name, op] : kInplaceForms) {
-    if (name != fn || args.size() != 2) continue;
-    std::string a = python_repr(args[0]);
-    absl::StrAppend(&out, a, op, python_repr(args[1]), ";  ", lhs, " = ", a);
-    return true;
-  }
-  if (fn == "setitem" && args.size() == 3) {
+}
+
+// The whole statement of a call_function of a Python operator, written as
+// Python writes it (`add = x + y`, `x += y;  iadd = x`). Returns false when
+// the node should be printed as a plain call.
+bool format_operator_statement(const Node& node, absl::string_view lhs, std::string& out) {
+  if (!node.kwargs().empty()) return false;
+  const Arguments& args = node.args();
+  if (node.target() == "operator.setitem" && args.size() == 3) {
+    // A statement of its own, with no value.
     absl::StrAppend(&out, python_repr(args[0]), "[", python_repr(args[1]),
                     "] = ", python_repr(args[2]), ";  ", lhs, " = None");
     return true;
   }
-  return false;
+  const PythonOperator* op = find_python_operator(node.target());
+  if (op == nullptr || static_cast<int>(args.size()) != op->arity()) return false;
+  if (op->kind == PythonOperator::Kind::kInplace) {
+    append_form(out, op->form, args);
+    absl::StrAppend(&out, ";  ", lhs, " = ", python_repr(args[0]));
+    return true;
+  }
+  absl::StrAppend(&out, lhs, " = ");
+  append_form(out, op->form, args);
+  return true;
 }
 
 void append_call_args(std::string& out, const Arguments& args, size_t first, const Kwargs& kwargs) {

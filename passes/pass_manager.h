@@ -12,12 +12,21 @@
 //   absl::Status s = pm->run(gm, ctx);          // names the pass that failed
 //   std::cout << pm->timing_report();
 //
+// Pipelines (plugins/pipeline_text.h) are passes in order; a group
+// `fixpoint{max_iterations=N}(p1,p2,...)` runs its passes again and again until
+// a whole round changes nothing (torch.fx's `steps`, MLIR's canonicalizer
+// iterating to a fixed point); not converging within N rounds (default 10) is
+// an error naming the group.
+//
 // Instrumentation:
-//   verify_each      lint the GraphModule after every pass (on by default); a
-//                    broken graph is an error naming the pass that broke it;
+//   verify_each      lint the GraphModule after every pass that changed it (on
+//                    by default); a broken graph is an error naming the pass;
+//                    a pass that changed nothing (GraphModule::version) is not
+//                    re-checked;
 //   time_passes      wall time per pass, reported by timing_report();
 //   print_after      passes after which `printer` is called (print_after_all:
-//                    after every pass).
+//                    after every pass); each name must be a pass the pipeline
+//                    runs.
 #ifndef FX_PASSES_PASS_MANAGER_H_
 #define FX_PASSES_PASS_MANAGER_H_
 
@@ -29,9 +38,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "core/pass.h"
-#include "core/registry.h"
-#include "passes/pipeline.h"
+#include "plugins/pass.h"
+#include "plugins/pipeline_text.h"
+#include "plugins/registry.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
@@ -65,12 +74,20 @@ class PassManager {
   // The -time-passes table of the last run (empty unless time_passes).
   std::string timing_report() const;
 
+  // The name of the group that repeats a pipeline to a fixed point.
+  static constexpr absl::string_view kFixpointGroup = "fixpoint";
+
  private:
+  struct Step;
   PassManager() = default;
+  absl::Status run_steps(std::vector<Step>& steps, GraphModule& module, PassContext& context);
+  absl::Status run_pass(Step& step, GraphModule& module, PassContext& context);
+
   std::vector<PipelineElement> pipeline_;
-  std::vector<std::unique_ptr<Pass>> passes_;
+  std::vector<Step> steps_;
   PassManagerOptions options_;
-  std::vector<double> seconds_;  // per pass, last run
+  // Per pass in pipeline order (groups flattened): name and time of the last run.
+  std::vector<std::pair<std::string, double>> timings_;
   double verify_seconds_ = 0;
 };
 

@@ -26,6 +26,30 @@ class Fail : public Pass {
   }
 };
 
+// Negates the first `aten::relu` it finds, a limited number of times: a pass
+// that changes the graph for a while, then stops changing it.
+class Rewrite : public Pass {
+ public:
+  absl::Status run(GraphModule& gm, PassContext&) override {
+    ++runs;
+    if (runs > changes) return absl::OkStatus();
+    Node* relu = gm.graph().find_nodes(Op::kCallFunction, "aten::relu").front();
+    auto guard = gm.graph().inserting_after(relu);
+    Node* neg = gm.graph().call_function("aten::neg", {relu});
+    relu->replace_all_uses_with(neg, [neg](Node* user) { return user != neg; });
+    return absl::OkStatus();
+  }
+  static int runs;
+  static int changes;
+};
+int Rewrite::runs = 0;
+int Rewrite::changes = 0;
+
+// Changes nothing.
+class Nothing : public Pass {
+  absl::Status run(GraphModule&, PassContext&) override { return absl::OkStatus(); }
+};
+
 class Count : public Pass {
  public:
   absl::Status run(GraphModule& gm, PassContext& ctx) override {
@@ -37,7 +61,7 @@ class Count : public Pass {
 
 template <typename P>
 PassFactory factory() {
-  return [](const Options&) -> absl::StatusOr<std::unique_ptr<Pass>> {
+  return [](const OptionValues&) -> absl::StatusOr<std::unique_ptr<Pass>> {
     return std::make_unique<P>();
   };
 }
@@ -50,6 +74,8 @@ class PassManagerTest : public ::testing::Test {
     r.add_pass("break", "breaks the graph", {}, factory<BreakGraph>());
     r.add_pass("fail", "fails", {}, factory<Fail>());
     r.add_pass("count", "counts nodes", {}, factory<Count>());
+    r.add_pass<Rewrite>("rewrite", "adds a neg after relu, a few times");
+    r.add_pass<Nothing>("nothing", "changes nothing");
     ASSERT_TRUE(registry_.commit(r).ok());
   }
 
@@ -79,7 +105,8 @@ TEST_F(PassManagerTest, UnknownPassListsTheKnownOnesAndTheClosest) {
   auto pm = PassManager::create("dce,cuont", registry_);
   ASSERT_FALSE(pm.ok());
   EXPECT_EQ(std::string(pm.status().message()),
-            "unknown pass 'cuont' (did you mean 'count'?). Known passes: break, count, dce, fail");
+            "unknown pass 'cuont' (did you mean 'count'?). Known passes: break, count, dce, fail, "
+            "nothing, rewrite");
 }
 
 TEST_F(PassManagerTest, UnknownOptionAndBadOptionValues) {
@@ -150,6 +177,60 @@ TEST_F(PassManagerTest, TimingReportAndPrintAfter) {
   options.print_after = {"nope"};
   EXPECT_THAT(std::string(PassManager::create("dce", registry_, options).status().message()),
               HasSubstr("unknown pass 'nope'"));
+  // A pass that exists but is not in the pipeline would print nothing: an error.
+  options.print_after = {"count"};
+  EXPECT_THAT(std::string(PassManager::create("dce", registry_, options).status().message()),
+              HasSubstr("print-after names pass 'count', which the pipeline does not run (the "
+                        "pipeline runs: dce)"));
+}
+
+TEST_F(PassManagerTest, FixpointRepeatsAGroupUntilNothingChanges) {
+  Rewrite::runs = 0;
+  Rewrite::changes = 3;
+  auto pm = PassManager::create("fixpoint(rewrite,dce),count", registry_);
+  ASSERT_TRUE(pm.ok()) << pm.status();
+  EXPECT_EQ(pm->pipeline_text(), "fixpoint(rewrite,dce),count");
+  GraphModule gm = module_with_dead_code();
+  PassContext ctx(registry_);
+  ASSERT_TRUE(pm->run(gm, ctx).ok());
+  // Three rounds changed the graph, the fourth did not.
+  EXPECT_EQ(Rewrite::runs, 4);
+  EXPECT_EQ(gm.graph().find_nodes(Op::kCallFunction, "aten::neg").size(), 3u);
+  EXPECT_TRUE(gm.lint().ok());
+
+  Rewrite::runs = 0;
+  Rewrite::changes = 100;
+  auto bounded = PassManager::create("fixpoint{max_iterations=5}(rewrite)", registry_);
+  ASSERT_TRUE(bounded.ok());
+  GraphModule gm2 = module_with_dead_code();
+  absl::Status s = bounded->run(gm2, ctx);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("group 'fixpoint' still changed the graph after 5 rounds"));
+
+  EXPECT_THAT(std::string(PassManager::create("fixpoint", registry_).status().message()),
+              HasSubstr("needs passes in parentheses"));
+  EXPECT_THAT(
+      std::string(PassManager::create("fixpoint{max_iterations=0}(dce)", registry_).status().message()),
+      HasSubstr("must be at least 1"));
+  EXPECT_THAT(std::string(PassManager::create("dce(count)", registry_).status().message()),
+              HasSubstr("pass 'dce' takes no nested pipeline"));
+}
+
+TEST_F(PassManagerTest, VerifyEachSkipsPassesThatChangedNothing) {
+  PassManagerOptions options;
+  options.time_passes = true;
+  // A broken graph that no pass touches is not re-linted (the pass manager
+  // verifies what passes did, not what it was given).
+  auto pm = PassManager::create("nothing", registry_, options);
+  ASSERT_TRUE(pm.ok());
+  GraphModule gm = module_with_dead_code();
+  ASSERT_TRUE(gm.graph().erase_node(gm.graph().output_node()).ok());
+  PassContext ctx(registry_);
+  EXPECT_TRUE(pm->run(gm, ctx).ok());
+  // A pass that changes it is.
+  auto dce = PassManager::create("dce", registry_, options);
+  EXPECT_THAT(std::string(dce->run(gm, ctx).message()), HasSubstr("pass 'dce' left a malformed graph"));
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
         srcs = ["module_path.cc"],
         hdrs = ["module_path.h"],
         plugin_srcs = ["plugin.cc"],   # the FX_PLUGIN entry point
-        deps = ["//tracer"],           # for the static library
+        deps = ["//tracer"],           # for the static library (the plugin API is added)
     )
 
 makes
@@ -20,7 +20,7 @@ def fx_plugin(name, srcs, hdrs, plugin_srcs, deps = [], plugin_deps = [], visibi
         name = name,
         srcs = srcs,
         hdrs = hdrs,
-        deps = deps,
+        deps = deps + [str(Label("//plugins:api"))],
         visibility = visibility,
     )
     native.cc_binary(

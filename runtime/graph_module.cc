@@ -26,6 +26,17 @@ bool is_module_value(const c10::IValue& v) {
   return v.isObject() && v.toObjectRef().type()->is_module();
 }
 
+// The number of attributes in a module tree, submodules included.
+size_t count_values(const c10::intrusive_ptr<c10::ivalue::Object>& module) {
+  size_t n = 0;
+  for (size_t i = 0; i < module->slots().size(); ++i) {
+    ++n;
+    const c10::IValue& v = module->getSlot(i);
+    if (is_module_value(v)) n += count_values(v.toObject());
+  }
+  return n;
+}
+
 }  // namespace
 
 torch::jit::Module empty_module(const std::string& class_name) {
@@ -42,6 +53,7 @@ GraphModule& GraphModule::operator=(GraphModule&&) noexcept = default;
 GraphModule::~GraphModule() = default;
 
 void GraphModule::set_graph(std::unique_ptr<Graph> graph) {
+  state_version_ = version() + 1;
   graph_ = std::move(graph);
   interpreter_.reset();
 }
@@ -93,6 +105,7 @@ absl::Status GraphModule::add_attribute(const std::string& name, c10::IValue val
     return absl::AlreadyExistsError(absl::StrCat("attribute '", name, "' already exists"));
   }
   own_attributes_.emplace(name, std::move(value));
+  ++state_version_;
   return absl::OkStatus();
 }
 
@@ -102,6 +115,7 @@ std::string GraphModule::add_tensor_constant(at::Tensor value) {
     name = absl::StrCat("_tensor_constant", next_tensor_constant_++);
   } while (own_attributes_.contains(name) || root_._ivalue()->type()->hasAttribute(name));
   own_attributes_.emplace(name, std::move(value));
+  ++state_version_;
   return name;
 }
 
@@ -148,9 +162,16 @@ absl::Status GraphModule::delete_unused_attributes() {
   absl::Status s = fresh.adopt_referenced(*this);
   graph_.reset(fresh.graph_.release());
   if (!s.ok()) return s;
+  // The new root holds a subset of the old one: equal sizes mean nothing was
+  // unused, and the module stays as it is (and its version with it).
+  if (count_values(fresh.root_._ivalue()) == count_values(root_._ivalue()) &&
+      fresh.own_attributes_.size() == own_attributes_.size()) {
+    return absl::OkStatus();
+  }
   root_ = fresh.root_;
   own_attributes_ = std::move(fresh.own_attributes_);
   interpreter_.reset();
+  ++state_version_;
   return absl::OkStatus();
 }
 

@@ -72,6 +72,10 @@ class GraphModule {
   const Graph& graph() const { return *graph_; }
   // Replaces the graph (as assigning `gm.graph` in torch.fx).
   void set_graph(std::unique_ptr<Graph> graph);
+  // Advances with every change to the graph (Graph::version) or to the
+  // module's state (set_graph, attributes added or dropped): equal versions
+  // mean nothing that lint or execution depends on changed.
+  uint64_t version() const { return state_version_ + graph_->version(); }
   torch::jit::Module& root() { return root_; }
   const torch::jit::Module& root() const { return root_; }
   const std::string& class_name() const { return class_name_; }
@@ -119,6 +123,9 @@ class GraphModule {
   std::string class_name_;
   absl::flat_hash_map<std::string, c10::IValue> own_attributes_;
   int next_tensor_constant_ = 0;
+  // version() is this plus the graph's version; set_graph moves it past the
+  // old graph's, so the sum only grows.
+  uint64_t state_version_ = 0;
   // The interpreter of the last call, and the graph version it was built for.
   std::unique_ptr<Interpreter> interpreter_;
   uint64_t interpreter_version_ = 0;

@@ -10,8 +10,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "core/naming.h"
 #include "core/printer.h"
+#include "core/python_operators.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 
@@ -30,47 +32,28 @@ Builtin builtin_for(absl::string_view target) {
   return Builtin::kNone;
 }
 
-// How a Python-level target maps to aten: the aten name to search and what to
-// do with a leading number in `number op tensor` (Python's reflected operators).
+// How a Python-level target maps to aten: the aten names to search, in
+// order, and what to do with a leading number in `number op tensor`.
 struct PythonTarget {
-  PythonTarget(std::string aten, bool is_commutative = false, std::string reflected = "")
-      : aten_name(std::move(aten)),
-        commutative(is_commutative),
-        reflected_name(std::move(reflected)) {}
-  std::string aten_name;
-  bool commutative;            // 2 + x == x + 2
-  std::string reflected_name;  // 2 - x == rsub(x, 2)
+  std::vector<std::string> aten_names;
+  std::string reflected_name;  // 2 - x == rsub(x, 2); 2 + x == add(x, 2)
 };
 
 absl::StatusOr<PythonTarget> python_target(Op op, absl::string_view target) {
-  if (op == Op::kCallMethod) return PythonTarget{absl::StrCat("aten::", target)};
-  constexpr absl::string_view kOperator = "operator.";
-  if (target.substr(0, kOperator.size()) == kOperator) {
-    static const auto* const kOperators = new std::vector<std::pair<std::string, PythonTarget>>{
-        {"add", {"aten::add", true}},           {"sub", {"aten::sub", false, "aten::rsub"}},
-        {"mul", {"aten::mul", true}},           {"truediv", {"aten::div"}},
-        {"floordiv", {"aten::floordiv"}},       {"mod", {"aten::remainder"}},
-        {"pow", {"aten::pow"}},                 {"matmul", {"aten::matmul"}},
-        {"neg", {"aten::neg"}},                 {"invert", {"aten::bitwise_not"}},
-        {"eq", {"aten::eq", true}},             {"ne", {"aten::ne", true}},
-        {"lt", {"aten::lt"}},                   {"le", {"aten::le"}},
-        {"gt", {"aten::gt"}},                   {"ge", {"aten::ge"}},
-        {"and_", {"aten::__and__", true}},      {"or_", {"aten::__or__", true}},
-        {"xor", {"aten::__xor__", true}},       {"lshift", {"aten::__lshift__"}},
-        {"rshift", {"aten::__rshift__"}},       {"abs", {"aten::abs"}},
-    };
-    const absl::string_view name = target.substr(kOperator.size());
-    for (const auto& [py, aten] : *kOperators) {
-      if (py == name) return aten;
-    }
+  if (op == Op::kCallMethod) return PythonTarget{{absl::StrCat("aten::", target)}, ""};
+  if (const PythonOperator* py = find_python_operator(target)) {
+    return PythonTarget{absl::StrSplit(py->aten, '|', absl::SkipEmpty()),
+                        std::string(py->reflected)};
+  }
+  if (absl::StartsWith(target, kOperatorModulePrefix)) {
     return absl::UnimplementedError(absl::StrCat("no aten operator for ", target));
   }
   if (target.find("::") != absl::string_view::npos) {
     // `ns::name` without an overload: any overload that fits.
-    return PythonTarget{std::string(target)};
+    return PythonTarget{{std::string(target)}, ""};
   }
   if (target.substr(0, 6) == "torch." || target.find('.') == absl::string_view::npos) {
-    return PythonTarget{absl::StrCat("aten::", function_base_name(target))};
+    return PythonTarget{{absl::StrCat("aten::", function_base_name(target))}, ""};
   }
   return absl::UnimplementedError(absl::StrCat(
       "cannot run call_function target '", target,
@@ -478,30 +461,31 @@ absl::Status resolve(NodePlan& p, const std::vector<c10::IValue>& args,
     }
     return false;
   };
-  if (try_overloads(target->aten_name, args)) {
-    p.resolved = true;
-    return absl::OkStatus();
+  for (const std::string& name : target->aten_names) {
+    if (try_overloads(name, args)) {
+      p.resolved = true;
+      return absl::OkStatus();
+    }
   }
   // `2 - x`: Python's reflected operators on a number and a tensor.
   if (args.size() == 2 && is_number(args[0]) && args[1].isTensor()) {
-    if (target->commutative && try_overloads(target->aten_name, {args[1], args[0]}, true)) {
-      p.resolved = p.swap_operands = true;
-      return absl::OkStatus();
-    }
     if (!target->reflected_name.empty() &&
         try_overloads(target->reflected_name, {args[1], args[0]}, true)) {
       p.resolved = p.swap_operands = true;
       return absl::OkStatus();
     }
-    if (try_overloads(target->aten_name, {wrap_number(args[0]), args[1]})) {
-      p.resolved = p.wrap_first = true;
-      return absl::OkStatus();
+    for (const std::string& name : target->aten_names) {
+      if (try_overloads(name, {wrap_number(args[0]), args[1]})) {
+        p.resolved = p.wrap_first = true;
+        return absl::OkStatus();
+      }
     }
   }
   std::vector<std::string> types;
   for (const c10::IValue& a : args) types.push_back(a.type()->repr_str());
   for (const auto& [k, v] : kwargs) types.push_back(absl::StrCat(k, "=", v.type()->repr_str()));
-  return node_error(node, absl::StrCat("no overload of ", target->aten_name, " accepts (",
+  return node_error(node, absl::StrCat("no overload of ", absl::StrJoin(target->aten_names, " or "),
+                                       " accepts (",
                                        absl::StrJoin(types, ", "), ")"));
 }
 
@@ -537,7 +521,11 @@ absl::StatusOr<c10::IValue> Interpreter::call_function(const Node& node,
   if (p == nullptr) return node_error(node, "the node is not part of the plan");
   if (p->builtin != Builtin::kNone) {
     if (!kwargs.empty()) return node_error(node, "takes no keyword arguments");
-    return run_builtin(node, p->builtin, args);
+    try {
+      return run_builtin(node, p->builtin, args);
+    } catch (const std::exception& e) {  // e.g. `not x` on a tensor of several values
+      return node_error(node, exception_message(e));
+    }
   }
   if (p->function != nullptr) {
     try {

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "passes/pass_manager.h"
 #include "plugins/fx_plugin.h"
+#include "plugins/plugin_loader.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/runfiles.h"
 #include "tracer/symbolic_trace.h"

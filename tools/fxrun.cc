@@ -33,11 +33,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "core/plugin_loader.h"
 #include "core/printer.h"
-#include "core/registry.h"
 #include "passes/pass_manager.h"
-#include "passes/pipeline.h"
+#include "plugins/pipeline_text.h"
+#include "plugins/plugin_loader.h"
+#include "plugins/registry.h"
 #include "tools/cpp/runfiles/runfiles.h"
 #include "tools/graph_json.h"
 #include "tracer/tracer.h"
@@ -150,7 +150,7 @@ void list_plugins(std::ostream& out) {
     out << "  " << c.name << "  " << c.description << "  [plugin " << c.plugin.name << "]";
     for (const OptionSpec& o : c.options) {
       out << "\n      " << o.name << "=" << (o.default_value.empty() ? "..." : o.default_value)
-          << "  " << o.description;
+          << "  " << o.description << " (" << o.type << ")";
     }
     out << "\n";
   };
@@ -176,15 +176,9 @@ void configure_tracer(Tracer& tracer) {
   options.leaf_functions = absl::GetFlag(FLAGS_leaf_functions);
   auto elements = parse_pipeline(absl::GetFlag(FLAGS_tracer));
   if (!elements.ok()) fail(absl::StrCat("--tracer: ", elements.status().message()));
-  const Registry& registry = Registry::global();
   for (const PipelineElement& e : *elements) {
-    const TracerExtensionInfo* info = registry.find_tracer_extension(e.name);
-    if (info == nullptr) fail(registry.unknown_tracer_extension_error(e.name).message());
-    if (absl::Status s = check_options("tracer extension", e, info->options); !s.ok()) {
-      fail(s.message());
-    }
-    auto extension = info->factory(e.options);
-    if (!extension.ok()) fail(absl::StrCat("tracer extension '", e.name, "': ", extension.status().message()));
+    auto extension = Registry::global().make_tracer_extension(e);
+    if (!extension.ok()) fail(extension.status().message());
     tracer.add_extension(*extension);
   }
 }

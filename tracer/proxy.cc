@@ -2,6 +2,7 @@
 #include "tracer/proxy.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/python_operators.h"
 
 namespace fx {
 
@@ -17,11 +18,10 @@ Proxy Proxy::call_function(absl::string_view target, Arguments args, Kwargs kwar
       tracer_);
 }
 
-Proxy Proxy::operator[](Argument index) const {
-  return call_function("operator.getitem", {*this, std::move(index)});
-}
-Proxy Proxy::operator-() const { return call_function("operator.neg", {*this}); }
-Proxy Proxy::operator~() const { return call_function("operator.invert", {*this}); }
+Proxy Proxy::operator[](Argument index) const { return py::getitem(*this, std::move(index)); }
+Proxy Proxy::operator-() const { return py::neg(*this); }
+Proxy Proxy::operator+() const { return py::pos(*this); }
+Proxy Proxy::operator~() const { return py::invert(*this); }
 
 Proxy Proxy::transpose(int64_t dim0, int64_t dim1) const {
   return call_method("transpose", {dim0, dim1});
@@ -71,12 +71,35 @@ Proxy Proxy::to(c10::ScalarType dtype) const { return call_method("to", {dtype})
 Proxy Proxy::to(c10::Device device) const { return call_method("to", {device}); }
 Proxy Proxy::matmul(const Proxy& other) const { return call_method("matmul", {other}); }
 
-#define FX_PROXY_DEFINE_BINARY(op, fn)              \
-  Proxy operator op(const Proxy& a, const Proxy& b) { \
-    return a.call_function("operator." fn, {a, b});   \
+namespace py {
+namespace {
+
+// `a <op> b` with a Proxy on one side; a number on the left of a comparison
+// is mirrored as Python does.
+Proxy record_binary(absl::string_view name, const Argument& a, const Argument& b,
+                    const Proxy& proxy) {
+  const PythonOperator* op = find_python_operator(absl::StrCat(kOperatorModulePrefix, name));
+  if (!a.is_node() && op != nullptr && !op->mirror.empty()) {
+    return proxy.call_function(absl::StrCat(kOperatorModulePrefix, op->mirror), {b, a});
   }
-FX_PROXY_BINARY_OPERATORS(FX_PROXY_DEFINE_BINARY)
-#undef FX_PROXY_DEFINE_BINARY
+  return proxy.call_function(absl::StrCat(kOperatorModulePrefix, name), {a, b});
+}
+
+}  // namespace
+
+#define FX_PYTHON_BINARY(id, name, form, aten, reflected, mirror)                                \
+  Proxy id(const Proxy& a, const Proxy& b) { return record_binary(name, a, b, a); }              \
+  Proxy id(const Proxy& a, Argument b) { return record_binary(name, a, b, a); }                  \
+  Proxy id(Argument a, const Proxy& b) { return record_binary(name, a, b, b); }
+#define FX_PYTHON_UNARY(id, name, form, aten) \
+  Proxy id(const Proxy& x) { return x.call_function(absl::StrCat(kOperatorModulePrefix, name), {x}); }
+#define FX_PYTHON_INPLACE(id, name, form, aten)                                    \
+  Proxy id(const Proxy& a, Argument b) {                                           \
+    return a.call_function(absl::StrCat(kOperatorModulePrefix, name), {a, std::move(b)}); \
+  }
+#include "core/python_operators.def"
+
+}  // namespace py
 
 #define FX_PROXY_DEFINE_UNARY(name) \
   Proxy name(const Proxy& x) { return x.call_function("torch." #name, {x}); }

@@ -15,9 +15,11 @@
 //   graph.output(x4.node());
 //
 // What is recorded, as torch.fx records it:
-//   * arithmetic, comparison and indexing operators: `operator.add`, `operator.lt`,
-//     `operator.getitem`, ... (a number on the left keeps its place: `2 - x` is
-//     `operator.sub(2, x)`);
+//   * Python's operators (core/python_operators.def): `operator.add`,
+//     `operator.lt`, `operator.getitem`, ... through C++'s operators where C++
+//     has one, and through fx::py::<name> for all (`py::floordiv(x, 2)`); a
+//     number on the left keeps its place (`2 - x` is `operator.sub(2, x)`), and
+//     comparisons mirror as Python does (`1 < x` is `operator.gt(x, 1)`);
 //   * tensor methods: call_method nodes (`x.view(-1, 4)`, `x.relu()`, and any
 //     method with `x.call_method("name", {...})`);
 //   * free functions of this header: `torch.<name>` call_function nodes
@@ -80,9 +82,10 @@ class Proxy {
   // Records `<target>(args..., **kwargs)` through this proxy's tracer.
   Proxy call_function(absl::string_view target, Arguments args, Kwargs kwargs = {}) const;
 
-  // `self[index]`.
+  // `self[index]`, `-self`, `+self`, `~self` (py::getitem, neg, pos, invert).
   Proxy operator[](Argument index) const;
   Proxy operator-() const;
+  Proxy operator+() const;
   Proxy operator~() const;
 
   // Tensor methods (call_method nodes). Sizes and dims are passed on as given.
@@ -126,25 +129,41 @@ class Proxy {
   TracerBase* tracer_;
 };
 
-// Python's operators (torch.fx's magic methods) and the torch functions of
-// this header, as lists proxy.cc expands too: X(operator, "operator.<name>").
+// Every Python operator of core/python_operators.def, by name, records
+// `operator.<name>`: fx::py::floordiv(x, 2) is `x // 2`, fx::py::pow(x, y) is
+// `x ** y`, fx::py::matmul(a, b) is `a @ b` (C++ has no `//`, `**` or `@`).
+// A number on the left keeps its place (`py::sub(2, x)` is operator.sub(2, x),
+// as torch.fx's reflected methods record it), except for comparisons, which
+// Python mirrors: `py::lt(2, x)` is operator.gt(x, 2).
+namespace py {
+#define FX_PYTHON_BINARY(id, name, form, aten, reflected, mirror) \
+  Proxy id(const Proxy& a, const Proxy& b);                       \
+  Proxy id(const Proxy& a, Argument b);                           \
+  Proxy id(Argument a, const Proxy& b);
+#define FX_PYTHON_UNARY(id, name, form, aten) Proxy id(const Proxy& x);
+#define FX_PYTHON_INPLACE(id, name, form, aten) Proxy id(const Proxy& a, Argument b);
+#include "core/python_operators.def"
+}  // namespace py
+
+// C++'s operators on Proxies record the Python operator of the same meaning
+// (X(token, py::name)); this list only maps the spelling.
 #define FX_PROXY_BINARY_OPERATORS(X) \
-  X(+, "add")                        \
-  X(-, "sub")                        \
-  X(*, "mul")                        \
-  X(/, "truediv")                    \
-  X(%, "mod")                        \
-  X(&, "and_")                       \
-  X(|, "or_")                        \
-  X(^, "xor")                        \
-  X(<<, "lshift")                    \
-  X(>>, "rshift")                    \
-  X(<, "lt")                         \
-  X(<=, "le")                        \
-  X(>, "gt")                         \
-  X(>=, "ge")                        \
-  X(==, "eq")                        \
-  X(!=, "ne")
+  X(+, add)                          \
+  X(-, sub)                          \
+  X(*, mul)                          \
+  X(/, truediv)                      \
+  X(%, mod)                          \
+  X(&, and_)                         \
+  X(|, or_)                          \
+  X(^, xor_)                         \
+  X(<<, lshift)                      \
+  X(>>, rshift)                      \
+  X(<, lt)                           \
+  X(<=, le)                          \
+  X(>, gt)                           \
+  X(>=, ge)                          \
+  X(==, eq)                          \
+  X(!=, ne)
 
 // One-argument torch functions: X(name) records `torch.<name>`.
 #define FX_PROXY_UNARY_FUNCTIONS(X)                                                        \
@@ -153,18 +172,28 @@ class Proxy {
   X(neg) X(reciprocal) X(erf) X(floor) X(ceil) X(round) X(sign) X(logit)
 
 // Proxy op Proxy, Proxy op number, number op Proxy.
-#define FX_PROXY_DECLARE_BINARY(op, fn)                                            \
-  Proxy operator op(const Proxy& a, const Proxy& b);                                \
+#define FX_PROXY_DECLARE_BINARY(op, id)                                            \
+  inline Proxy operator op(const Proxy& a, const Proxy& b) { return py::id(a, b); } \
   template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>       \
   Proxy operator op(const Proxy& a, T b) {                                          \
-    return a.call_function("operator." fn, {a, Argument(b)});                       \
+    return py::id(a, Argument(b));                                                  \
   }                                                                                 \
   template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>       \
   Proxy operator op(T a, const Proxy& b) {                                          \
-    return b.call_function("operator." fn, {Argument(a), b});                       \
+    return py::id(Argument(a), b);                                                  \
   }
 FX_PROXY_BINARY_OPERATORS(FX_PROXY_DECLARE_BINARY)
 #undef FX_PROXY_DECLARE_BINARY
+
+// `x += y` rebinds x to `x + y`, as torch.fx records it (Proxies have no
+// in-place operators; py::iadd records operator.iadd explicitly).
+#define FX_PROXY_DECLARE_COMPOUND(op, id)                                 \
+  inline Proxy& operator op##=(Proxy& a, const Argument& b) { return a = py::id(a, b); }
+FX_PROXY_DECLARE_COMPOUND(+, add)
+FX_PROXY_DECLARE_COMPOUND(-, sub)
+FX_PROXY_DECLARE_COMPOUND(*, mul)
+FX_PROXY_DECLARE_COMPOUND(/, truediv)
+#undef FX_PROXY_DECLARE_COMPOUND
 
 #define FX_PROXY_DECLARE_UNARY(name) Proxy name(const Proxy& x);
 FX_PROXY_UNARY_FUNCTIONS(FX_PROXY_DECLARE_UNARY)

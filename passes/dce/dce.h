@@ -11,19 +11,22 @@
 #ifndef FX_PASSES_DCE_DCE_H_
 #define FX_PASSES_DCE_DCE_H_
 
-#include "core/pass.h"
-#include "core/registry.h"
+#include "plugins/pass.h"
+#include "plugins/registry.h"
 
 namespace fx {
 
 class DeadCodeElimination : public Pass {
  public:
-  explicit DeadCodeElimination(bool remove_unused_submodules)
-      : remove_unused_submodules_(remove_unused_submodules) {}
-  absl::Status run(GraphModule& module, PassContext& context) override;
+  Option<bool> submodules{
+      *this, "submodules",
+      "also remove submodules, parameters and attributes the graph no longer uses", false};
 
- private:
-  bool remove_unused_submodules_;
+  DeadCodeElimination() = default;
+  explicit DeadCodeElimination(bool remove_unused_submodules) {
+    submodules = remove_unused_submodules;
+  }
+  absl::Status run(GraphModule& module, PassContext& context) override;
 };
 
 // Registers pass "dce" (option `submodules`).

@@ -68,16 +68,13 @@ void erase_all(Graph& g, const std::vector<Node*>& nodes) {
 
 bool Inline::chosen(GraphModule& module, const Node& node) const {
   if (node.op() != Op::kCallModule) return false;
-  if (options_.modules.empty() && options_.types.empty()) return true;
-  if (std::find(options_.modules.begin(), options_.modules.end(), node.target()) !=
-      options_.modules.end()) {
-    return true;
-  }
-  if (options_.types.empty()) return false;
+  if (modules->empty() && types->empty()) return true;
+  if (std::find(modules->begin(), modules->end(), node.target()) != modules->end()) return true;
+  if (types->empty()) return false;
   auto sub = module.get_submodule(node.target());
   if (!sub.ok()) return false;
   const ModuleClass cls = describe_module_class(*sub->type());
-  return std::any_of(options_.types.begin(), options_.types.end(), [&](const std::string& t) {
+  return std::any_of(types->begin(), types->end(), [&](const std::string& t) {
     return t == cls.class_name || t == cls.type_name;
   });
 }
@@ -137,64 +134,47 @@ absl::StatusOr<bool> Inline::inline_call(GraphModule& module, Node* call, std::s
   return true;
 }
 
-absl::Status Inline::run(GraphModule& module, PassContext& context) {
-  constexpr int kMaxRounds = 64;
-  absl::flat_hash_set<const Node*> left;  // calls that could not be inlined
-  for (int round = 0; round < kMaxRounds; ++round) {
-    std::vector<Node*> calls;
-    for (Node* n : module.graph().find_nodes(Op::kCallModule)) {
-      if (!left.contains(n) && chosen(module, *n)) calls.push_back(n);
-    }
-    if (calls.empty()) return absl::OkStatus();
-    bool progressed = false;
-    for (Node* call : calls) {
-      const std::string name = call->name();
-      const std::string target = call->target();
-      std::string why;
-      auto done = inline_call(module, call, &why);
-      if (!done.ok()) return done.status();
-      if (*done) {
-        progressed = true;
-        continue;
-      }
-      const std::string message =
-          absl::StrCat("cannot inline call_module '", name, "' (module '", target, "'): ", why);
-      if (options_.fail_on_error) {
-        return absl::FailedPreconditionError(
-            absl::StrCat(message, "; use on_error=warn to leave it as it is"));
-      }
-      context.warn(absl::StrCat("inline: ", message, "; left as it is"));
-      left.insert(call);
-    }
-    if (!options_.recurse || !progressed) return absl::OkStatus();
+absl::Status Inline::inline_round(GraphModule& module, PassContext& context,
+                                  absl::flat_hash_set<const Node*>& left) {
+  std::vector<Node*> calls;
+  for (Node* n : module.graph().find_nodes(Op::kCallModule)) {
+    if (!left.contains(n) && chosen(module, *n)) calls.push_back(n);
   }
-  return absl::ResourceExhaustedError(
-      absl::StrCat("inline: modules still call modules after ", kMaxRounds, " rounds of inlining"));
+  for (Node* call : calls) {
+    const std::string name = call->name();
+    const std::string target = call->target();
+    std::string why;
+    auto done = inline_call(module, call, &why);
+    if (!done.ok()) return done.status();
+    if (*done) continue;
+    const std::string message =
+        absl::StrCat("cannot inline call_module '", name, "' (module '", target, "'): ", why);
+    if (*on_error == "fail") {
+      return absl::FailedPreconditionError(
+          absl::StrCat(message, "; use on_error=warn to leave it as it is"));
+    }
+    context.warn(absl::StrCat("inline: ", message, "; left as it is"));
+    left.insert(call);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Inline::run(GraphModule& module, PassContext& context) {
+  absl::flat_hash_set<const Node*> left;  // calls that could not be inlined
+  if (!recurse) return inline_round(module, context, left);
+  constexpr int kMaxRounds = 64;
+  auto rounds =
+      run_to_fixed_point(module, kMaxRounds, [&] { return inline_round(module, context, left); });
+  if (rounds.status().code() == absl::StatusCode::kResourceExhausted) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "inline: modules still call modules after ", kMaxRounds, " rounds of inlining"));
+  }
+  return rounds.status();
 }
 
 void register_inline(PluginRegistrar& registrar) {
-  registrar.add_pass(
-      "inline", "replaces call_module nodes with the traced body of the module",
-      {{"modules", "inline calls of these submodules (qualified names)", ""},
-       {"types", "inline calls of modules of these classes (e.g. ReLU,BatchNorm2d)", ""},
-       {"recurse", "also inline the calls the inlined bodies make, until none is left", "false"},
-       {"on_error", "warn: leave modules that cannot be traced, with a warning; fail: stop",
-        "warn"}},
-      [](const Options& options) -> absl::StatusOr<std::unique_ptr<Pass>> {
-        InlineOptions o;
-        o.modules = options.get_list("modules");
-        o.types = options.get_list("types");
-        auto recurse = options.get_bool("recurse", false);
-        if (!recurse.ok()) return recurse.status();
-        o.recurse = *recurse;
-        const std::string on_error = options.get("on_error", "warn");
-        if (on_error != "warn" && on_error != "fail") {
-          return absl::InvalidArgumentError(
-              absl::StrCat("option 'on_error' takes warn or fail, not '", on_error, "'"));
-        }
-        o.fail_on_error = on_error == "fail";
-        return std::make_unique<Inline>(std::move(o));
-      });
+  registrar.add_pass<Inline>("inline",
+                             "replaces call_module nodes with the traced body of the module");
 }
 
 }  // namespace fx

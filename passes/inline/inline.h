@@ -26,31 +26,34 @@
 #include <string>
 #include <vector>
 
-#include "core/pass.h"
-#include "core/registry.h"
+#include "absl/container/flat_hash_set.h"
+#include "plugins/pass.h"
+#include "plugins/registry.h"
 
 namespace fx {
 
 class Node;
 
-struct InlineOptions {
-  std::vector<std::string> modules;
-  std::vector<std::string> types;
-  bool recurse = false;
-  bool fail_on_error = false;
-};
-
 class Inline : public Pass {
  public:
-  explicit Inline(InlineOptions options) : options_(std::move(options)) {}
+  ListOption modules{*this, "modules", "inline calls of these submodules (qualified names)"};
+  ListOption types{*this, "types", "inline calls of modules of these classes (e.g. ReLU,BatchNorm2d)"};
+  Option<bool> recurse{*this, "recurse",
+                       "also inline the calls the inlined bodies make, until none is left", false};
+  Option<std::string> on_error{
+      *this, "on_error", "warn: leave modules that cannot be traced, with a warning; fail: stop",
+      "warn", {"warn", "fail"}};
+
   absl::Status run(GraphModule& module, PassContext& context) override;
 
  private:
   bool chosen(GraphModule& module, const Node& node) const;
+  // Inlines every chosen call not in `left` once; calls that cannot be
+  // inlined are added to `left` (with a warning) or fail the pass.
+  absl::Status inline_round(GraphModule& module, PassContext& context,
+                            absl::flat_hash_set<const Node*>& left);
   // Inlines one call; false (with `why`) when the module cannot be traced.
   absl::StatusOr<bool> inline_call(GraphModule& module, Node* call, std::string* why);
-
-  InlineOptions options_;
 };
 
 // Registers pass "inline".

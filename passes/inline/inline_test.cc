@@ -29,10 +29,12 @@ GraphModule trace(const std::string& fixture, std::vector<std::string> leaves = 
   return testing::trace_fixture(fixture, tracer);
 }
 
-absl::Status run(GraphModule& gm, InlineOptions options, PassContext* ctx = nullptr) {
+absl::Status run(GraphModule& gm, const OptionValues& options, PassContext* ctx = nullptr) {
   Registry registry;
   PassContext local(registry);
-  absl::Status s = Inline(std::move(options)).run(gm, ctx != nullptr ? *ctx : local);
+  Inline pass;
+  if (absl::Status s = pass.set_options(options); !s.ok()) return s;
+  absl::Status s = pass.run(gm, ctx != nullptr ? *ctx : local);
   if (s.ok()) {
     absl::Status lint = gm.lint();
     EXPECT_TRUE(lint.ok()) << lint;
@@ -65,14 +67,14 @@ TEST(InlineTest, ResNet18HasNoCallModuleLeftAndComputesTheSame) {
 
 TEST(InlineTest, ChoosesByTargetOrByType) {
   GraphModule by_target = trace("resnet18.pt");
-  ASSERT_TRUE(run(by_target, {{"relu", "layer1.0.conv1"}, {}, false, false}).ok());
+  ASSERT_TRUE(run(by_target, {{"modules", "relu,layer1.0.conv1"}}).ok());
   std::vector<std::string> left = node_targets(by_target.graph(), Op::kCallModule);
   EXPECT_EQ(std::count(left.begin(), left.end(), "relu"), 0);
   EXPECT_EQ(std::count(left.begin(), left.end(), "layer1.0.conv1"), 0);
   EXPECT_EQ(std::count(left.begin(), left.end(), "layer1.0.relu"), 2);
 
   GraphModule by_type = trace("resnet18.pt");
-  ASSERT_TRUE(run(by_type, {{}, {"BatchNorm2d", "torch.nn.modules.activation.ReLU"}, false, false}).ok());
+  ASSERT_TRUE(run(by_type, {{"types", "BatchNorm2d,torch.nn.modules.activation.ReLU"}}).ok());
   for (const std::string& t : node_targets(by_type.graph(), Op::kCallModule)) {
     EXPECT_THAT(t, ::testing::Not(HasSubstr("bn"))) << t;
     EXPECT_THAT(t, ::testing::Not(HasSubstr("relu"))) << t;
@@ -88,7 +90,7 @@ TEST(InlineTest, MetadataIsCarriedWithTheInlinedModulesPath) {
   tracer.add_extension(std::make_shared<TaggingTracer>("bar"));
   auto gm = tracer.trace(testing::load_fixture("resnet18.pt"));
   ASSERT_TRUE(gm.ok());
-  ASSERT_TRUE(run(*gm, {{"layer1.0.conv1", "layer1.0.bn1"}, {}, false, false}).ok());
+  ASSERT_TRUE(run(*gm, {{"modules", "layer1.0.conv1,layer1.0.bn1"}}).ok());
   Node* conv = gm->graph().find_nodes(Op::kCallFunction, "aten::conv2d").at(0);
   EXPECT_EQ(conv->meta().find("module_path")->as_string(), "layer1.0.conv1");
   EXPECT_EQ(conv->meta().find("tag")->as_string(), "bar");
@@ -111,11 +113,11 @@ TEST(InlineTest, ParametersAlreadyFetchedAreReused) {
 
 TEST(InlineTest, RecurseInlinesWhatTheBodiesCall) {
   GraphModule once = trace("resnet18.pt", {"BasicBlock"});
-  ASSERT_TRUE(run(once, {{}, {"BasicBlock"}, false, false}).ok());
+  ASSERT_TRUE(run(once, {{"types", "BasicBlock"}}).ok());
   EXPECT_THAT(node_targets(once.graph(), Op::kCallModule), ::testing::Contains("layer1.0.conv1"));
 
   GraphModule all = trace("resnet18.pt", {"BasicBlock"});
-  ASSERT_TRUE(run(all, {{}, {}, true, false}).ok());
+  ASSERT_TRUE(run(all, {{"recurse", "true"}}).ok());
   EXPECT_THAT(all.graph().find_nodes(Op::kCallModule), IsEmpty());
   testing::expect_same_outputs(all, testing::load_fixture("resnet18.pt"),
                                testing::example_inputs("resnet18"));
@@ -144,7 +146,7 @@ TEST(InlineTest, UntraceableModulesAreLeftWithAWarningOrFail) {
   testing::expect_same_outputs(gm, testing::load_fixture("gated.pt"), {at::randn({3})});
 
   GraphModule strict = trace("gated.pt", {"Gate"});
-  absl::Status s = run(strict, {{}, {}, false, true});
+  absl::Status s = run(strict, {{"on_error", "fail"}});
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(s.message()), HasSubstr("cannot inline call_module 'gate'"));
   EXPECT_THAT(std::string(s.message()), HasSubstr("on_error=warn"));
@@ -156,10 +158,10 @@ TEST(InlineTest, OptionsAreChecked) {
   register_inline(r);
   ASSERT_TRUE(registry.commit(r).ok());
   const PassInfo* info = registry.find_pass("inline");
-  EXPECT_THAT(std::string(info->factory(Options{{"on_error", "ignore"}}).status().message()),
+  EXPECT_THAT(std::string(info->factory(OptionValues{{"on_error", "ignore"}}).status().message()),
               HasSubstr("option 'on_error' takes warn or fail, not 'ignore'"));
-  EXPECT_FALSE(info->factory(Options{{"recurse", "maybe"}}).ok());
-  EXPECT_TRUE(info->factory(Options{{"modules", "relu,fc"}, {"recurse", "true"}}).ok());
+  EXPECT_FALSE(info->factory(OptionValues{{"recurse", "maybe"}}).ok());
+  EXPECT_TRUE(info->factory(OptionValues{{"modules", "relu,fc"}, {"recurse", "true"}}).ok());
 }
 
 }  // namespace

@@ -182,11 +182,8 @@ absl::Status Invert::run(GraphModule& module, PassContext& context) {
 }
 
 void register_invert(PluginRegistrar& registrar) {
-  registrar.add_pass(
-      "invert", "replaces the graph by its inverse function (walks it backwards)", {},
-      [](const Options&) -> absl::StatusOr<std::unique_ptr<Pass>> {
-        return std::make_unique<Invert>();
-      });
+  registrar.add_pass<Invert>("invert",
+                             "replaces the graph by its inverse function (walks it backwards)");
   for (const auto& [a, b] : kBuiltinInverses) registrar.add_table_entry(kInverseTable, a, b);
 }
 

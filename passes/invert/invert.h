@@ -28,8 +28,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/pass.h"
-#include "core/registry.h"
+#include "plugins/pass.h"
+#include "plugins/registry.h"
 
 namespace fx {
 

@@ -4,7 +4,7 @@
 
 FX_PLUGIN("duplicate_pass", "1.0") {
   registrar.add_pass("dce", "another dce", {},
-                     [](const fx::Options&) -> absl::StatusOr<std::unique_ptr<fx::Pass>> {
+                     [](const fx::OptionValues&) -> absl::StatusOr<std::unique_ptr<fx::Pass>> {
                        return absl::UnimplementedError("never made");
                      });
 }

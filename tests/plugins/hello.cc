@@ -6,15 +6,12 @@ namespace {
 
 class Hello : public fx::Pass {
  public:
-  explicit Hello(std::string who) : who_(std::move(who)) {}
+  fx::Option<std::string> who{*this, "who", "whom to greet", "world"};
   absl::Status run(fx::GraphModule& gm, fx::PassContext& ctx) override {
-    gm.meta().set("hello", who_);
-    ctx.warn("hello says hi to " + who_);
+    gm.meta().set("hello", *who);
+    ctx.warn("hello says hi to " + *who);
     return absl::OkStatus();
   }
-
- private:
-  std::string who_;
 };
 
 class HelloExtension : public fx::TracerExtension {
@@ -30,14 +27,7 @@ class HelloExtension : public fx::TracerExtension {
 }  // namespace
 
 FX_PLUGIN("hello", "0.1") {
-  registrar.add_pass("hello", "says hello in the graph meta", {{"who", "whom to greet", "world"}},
-                     [](const fx::Options& o) -> absl::StatusOr<std::unique_ptr<fx::Pass>> {
-                       return std::make_unique<Hello>(o.get("who", "world"));
-                     });
-  registrar.add_tracer_extension(
-      "hello", "marks every node with meta['hello']", {},
-      [](const fx::Options&) -> absl::StatusOr<std::shared_ptr<fx::TracerExtension>> {
-        return std::make_shared<HelloExtension>();
-      });
+  registrar.add_pass<Hello>("hello", "says hello in the graph meta");
+  registrar.add_tracer_extension<HelloExtension>("hello", "marks every node with meta['hello']");
   registrar.add_table_entry("invert.inverses", "erf", "erfinv");
 }

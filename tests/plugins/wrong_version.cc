@@ -5,5 +5,5 @@
 static void register_nothing(fx::PluginRegistrar*) {}
 
 extern "C" __attribute__((visibility("default"))) FxPluginInfo fxGetPluginInfo() {
-  return FxPluginInfo{FX_PLUGIN_API_VERSION + 998, "wrong_version", "1.0", &register_nothing};
+  return FxPluginInfo{999, "wrong_version", "1.0", &register_nothing};
 }

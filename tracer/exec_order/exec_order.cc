@@ -106,14 +106,10 @@ absl::Status ExecOrderTracer::end_trace(Tracer& tracer, GraphModule& result) {
 }
 
 void register_exec_order(PluginRegistrar& registrar) {
-  registrar.add_tracer_extension(
+  registrar.add_tracer_extension<ExecOrderTracer>(
       "exec_order",
       "records module and parameter execution order in meta['exec_order'] (FSDP's "
-      "_ExecOrderTracer)",
-      /*options=*/{},
-      [](const Options&) -> absl::StatusOr<std::shared_ptr<TracerExtension>> {
-        return std::make_shared<ExecOrderTracer>();
-      });
+      "_ExecOrderTracer)");
 }
 
 }  // namespace fx

@@ -25,7 +25,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "core/registry.h"
+#include "plugins/registry.h"
 #include "tracer/tracer.h"
 
 namespace fx {

@@ -14,20 +14,26 @@
 #include <string>
 #include <vector>
 
-#include "core/registry.h"
+#include "plugins/registry.h"
 #include "tracer/tracer.h"
 
 namespace fx {
 
-class LeafPolicy : public TracerExtension {
+class LeafPolicy : public TracerExtension, public OptionSet {
  public:
-  LeafPolicy(std::vector<std::string> trace_through, std::vector<std::string> leaves)
-      : trace_through_(std::move(trace_through)), leaves_(std::move(leaves)) {}
+  ListOption trace_through{*this, "trace_through",
+                           "modules to trace through (class, type or qualified names)"};
+  ListOption leaves{*this, "leaves", "modules to call as leaves (class, type or qualified names)"};
+
+  LeafPolicy() = default;
+  LeafPolicy(std::vector<std::string> trace_through_modules, std::vector<std::string> leaf_modules) {
+    trace_through = std::move(trace_through_modules);
+    leaves = std::move(leaf_modules);
+  }
   bool is_leaf_module(Tracer& tracer, const ModuleRef& m, IsLeafModuleNext next) override;
 
- private:
-  std::vector<std::string> trace_through_;
-  std::vector<std::string> leaves_;
+ protected:
+  absl::Status validate_options() override;
 };
 
 // Registers tracer extension "leaf_policy" (options `trace_through`, `leaves`).

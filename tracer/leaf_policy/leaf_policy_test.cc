@@ -8,7 +8,7 @@
 namespace fx {
 namespace {
 
-absl::StatusOr<GraphModule> trace_with(const std::string& fixture, Options options) {
+absl::StatusOr<GraphModule> trace_with(const std::string& fixture, OptionValues options) {
   Registry registry;
   PluginRegistrar r({"leaf_policy", "1.0", ""});
   register_leaf_policy(r);
@@ -21,26 +21,26 @@ absl::StatusOr<GraphModule> trace_with(const std::string& fixture, Options optio
 }
 
 TEST(LeafPolicyTest, TraceThroughReluIsTheSeedsLowerReluTracer) {
-  auto gm = trace_with("m1.pt", Options({{"trace_through", "ReLU"}}));
+  auto gm = trace_with("m1.pt", OptionValues({{"trace_through", "ReLU"}}));
   ASSERT_TRUE(gm.ok()) << gm.status();
   EXPECT_EQ(gm->graph().find_node("relu")->op(), Op::kCallFunction);
 }
 
 TEST(LeafPolicyTest, LeavesByClassOrQualifiedName) {
-  auto blocks = trace_with("resnet18.pt", Options({{"leaves", "BasicBlock"}}));
+  auto blocks = trace_with("resnet18.pt", OptionValues({{"leaves", "BasicBlock"}}));
   ASSERT_TRUE(blocks.ok()) << blocks.status();
   std::vector<std::string> modules;
   for (const Node* n : blocks->graph().find_nodes(Op::kCallModule)) modules.push_back(n->target());
   EXPECT_THAT(modules, ::testing::ElementsAre("conv1", "bn1", "relu", "maxpool", "layer1.0",
                                               "layer1.1", "layer2.0", "layer2.1", "layer3.0",
                                               "layer3.1", "layer4.0", "layer4.1", "avgpool", "fc"));
-  auto one = trace_with("resnet18.pt", Options({{"leaves", "layer4.1"}}));
+  auto one = trace_with("resnet18.pt", OptionValues({{"leaves", "layer4.1"}}));
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->graph().find_nodes(Op::kCallModule, "layer4.1").size(), 1u);
 }
 
 TEST(LeafPolicyTest, NeedsAnOption) {
-  auto gm = trace_with("m1.pt", Options());
+  auto gm = trace_with("m1.pt", OptionValues());
   EXPECT_THAT(std::string(gm.status().message()), ::testing::HasSubstr("needs trace_through= or leaves="));
 }
 

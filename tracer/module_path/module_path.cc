@@ -29,13 +29,9 @@ Node* ModulePathTracer::create_proxy(Tracer& tracer, Op op, absl::string_view ta
 }
 
 void register_module_path(PluginRegistrar& registrar) {
-  registrar.add_tracer_extension(
+  registrar.add_tracer_extension<ModulePathTracer>(
       "module_path",
-      "records meta['module_path']: the qualified name of the module each node came from",
-      /*options=*/{},
-      [](const Options&) -> absl::StatusOr<std::shared_ptr<TracerExtension>> {
-        return std::make_shared<ModulePathTracer>();
-      });
+      "records meta['module_path']: the qualified name of the module each node came from");
 }
 
 }  // namespace fx

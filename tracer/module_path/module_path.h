@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "core/registry.h"
+#include "plugins/registry.h"
 #include "tracer/tracer.h"
 
 namespace fx {

@@ -36,7 +36,7 @@ TEST(ModulePathTest, RegistersAsAnExtensionWithoutOptions) {
   const TracerExtensionInfo* info = registry.find_tracer_extension("module_path");
   ASSERT_NE(info, nullptr);
   EXPECT_TRUE(info->options.empty());
-  EXPECT_TRUE(info->factory(Options()).ok());
+  EXPECT_TRUE(info->factory(OptionValues()).ok());
 }
 
 }  // namespace

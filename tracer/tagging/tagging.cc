@@ -6,17 +6,13 @@ namespace fx {
 Node* TaggingTracer::create_node(Tracer& tracer, Op op, absl::string_view target, Arguments args,
                                  Kwargs kwargs, absl::string_view name, CreateNodeNext next) {
   Node* n = next(op, target, std::move(args), std::move(kwargs), name);
-  n->meta().set("tag", tag_);
+  n->meta().set("tag", *tag);
   return n;
 }
 
 void register_tagging(PluginRegistrar& registrar) {
-  registrar.add_tracer_extension(
-      "tagging", "tags every node: meta['tag'] (the seed's TaggingTracer)",
-      {{"tag", "the tag to set", "foo"}},
-      [](const Options& options) -> absl::StatusOr<std::shared_ptr<TracerExtension>> {
-        return std::make_shared<TaggingTracer>(options.get("tag", "foo"));
-      });
+  registrar.add_tracer_extension<TaggingTracer>(
+      "tagging", "tags every node: meta['tag'] (the seed's TaggingTracer)");
 }
 
 }  // namespace fx

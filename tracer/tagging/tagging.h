@@ -9,19 +9,19 @@
 
 #include <string>
 
-#include "core/registry.h"
+#include "plugins/registry.h"
 #include "tracer/tracer.h"
 
 namespace fx {
 
-class TaggingTracer : public TracerExtension {
+class TaggingTracer : public TracerExtension, public OptionSet {
  public:
-  explicit TaggingTracer(std::string tag = "foo") : tag_(std::move(tag)) {}
+  Option<std::string> tag{*this, "tag", "the tag to set", "foo"};
+
+  TaggingTracer() = default;
+  explicit TaggingTracer(std::string value) { tag = std::move(value); }
   Node* create_node(Tracer& tracer, Op op, absl::string_view target, Arguments args,
                     Kwargs kwargs, absl::string_view name, CreateNodeNext next) override;
-
- private:
-  std::string tag_;
 };
 
 // Registers tracer extension "tagging" (option `tag`).

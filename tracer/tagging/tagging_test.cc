@@ -13,8 +13,8 @@ TEST(TaggingTest, EveryNodeOfM2IsTaggedFooByDefault) {
   register_tagging(r);
   ASSERT_TRUE(registry.commit(r).ok());
   for (const char* tag : {"", "bar"}) {
-    Options options;
-    if (*tag != '\0') options = Options({{"tag", tag}});
+    OptionValues options;
+    if (*tag != '\0') options = {{"tag", tag}};
     auto ext = registry.find_tracer_extension("tagging")->factory(options);
     ASSERT_TRUE(ext.ok());
     Tracer tracer;

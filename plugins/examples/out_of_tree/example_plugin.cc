@@ -49,13 +49,9 @@ class CountOps : public fx::TracerExtension {
 }  // namespace
 
 FX_PLUGIN("out_of_tree_example", "1.0") {
-  registrar.add_pass("remove_assertions", "erases torch._assert nodes and what only they used", {},
-                     [](const fx::Options&) -> absl::StatusOr<std::unique_ptr<fx::Pass>> {
-                       return std::make_unique<RemoveAssertions>();
-                     });
-  registrar.add_tracer_extension(
-      "count_ops", "counts call_function nodes by target into meta['op_counts']", {},
-      [](const fx::Options&) -> absl::StatusOr<std::shared_ptr<fx::TracerExtension>> {
-        return std::make_shared<CountOps>();
-      });
+  registrar.add_pass<RemoveAssertions>("remove_assertions",
+                                       "erases torch._assert nodes and what only they used");
+  registrar.add_tracer_extension<CountOps>("count_ops",
+                                           "counts call_function nodes by target into "
+                                           "meta['op_counts']");
 }

@@ -1,10 +1,10 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "passes/pipeline.h"
+#include "plugins/pipeline_text.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/registry.h"
+#include "core/message_text.h"
 
 namespace fx {
 namespace {
@@ -13,20 +13,32 @@ bool is_name_char(char c) {
   return absl::ascii_isalnum(c) || c == '_' || c == '-' || c == '.';
 }
 
+// Characters that end an unquoted option value.
+bool ends_value(char c) { return absl::ascii_isspace(c) || c == '}'; }
+
 class Parser {
  public:
   explicit Parser(absl::string_view text) : text_(text) {}
 
   absl::StatusOr<std::vector<PipelineElement>> parse() {
+    auto out = parse_list(/*nested=*/false);
+    if (!out.ok()) return out.status();
+    if (!at_end()) return error("expected ',' between passes");
+    return out;
+  }
+
+ private:
+  // Elements up to the end of the text, or up to ')' when nested.
+  absl::StatusOr<std::vector<PipelineElement>> parse_list(bool nested) {
     std::vector<PipelineElement> out;
     skip_spaces();
-    if (at_end()) return out;
+    if (at_end() || (nested && peek() == ')')) return out;
     while (true) {
       auto element = parse_element();
       if (!element.ok()) return element.status();
       out.push_back(std::move(*element));
       skip_spaces();
-      if (at_end()) return out;
+      if (at_end() || (nested && peek() == ')')) return out;
       if (peek() != ',') return error("expected ',' between passes");
       ++pos_;
       skip_spaces();
@@ -34,22 +46,36 @@ class Parser {
     }
   }
 
- private:
   absl::StatusOr<PipelineElement> parse_element() {
     PipelineElement element;
     element.position = pos_;
     while (!at_end() && is_name_char(peek())) element.name += text_[pos_++];
     if (element.name.empty()) return error("expected a pass name");
     skip_spaces();
-    if (at_end() || peek() != '{') return element;
-    ++pos_;
-    std::vector<std::pair<std::string, std::string>> options;
+    if (!at_end() && peek() == '{') {
+      ++pos_;
+      if (absl::Status s = parse_options(element); !s.ok()) return s;
+      skip_spaces();
+    }
+    if (!at_end() && peek() == '(') {
+      ++pos_;
+      auto nested = parse_list(/*nested=*/true);
+      if (!nested.ok()) return nested.status();
+      if (at_end()) return error("expected ')' to close the group of '" + element.name + "'");
+      ++pos_;
+      element.nested = std::move(*nested);
+      element.has_nested = true;
+    }
+    return element;
+  }
+
+  absl::Status parse_options(PipelineElement& element) {
     while (true) {
       skip_spaces();
       if (at_end()) return error("expected '}' to close the options of '" + element.name + "'");
       if (peek() == '}') {
         ++pos_;
-        break;
+        return absl::OkStatus();
       }
       std::string key;
       while (!at_end() && is_name_char(peek())) key += text_[pos_++];
@@ -61,13 +87,11 @@ class Parser {
         if (!v.ok()) return v.status();
         value = std::move(*v);
       }
-      if (!at_end() && !absl::ascii_isspace(peek()) && peek() != '}') {
+      if (!at_end() && !ends_value(peek())) {
         return error("expected a space or '}' after option '" + key + "'");
       }
-      options.emplace_back(std::move(key), std::move(value));
+      element.options.emplace_back(std::move(key), std::move(value));
     }
-    element.options = Options(std::move(options));
-    return element;
   }
 
   absl::StatusOr<std::string> parse_value() {
@@ -79,7 +103,7 @@ class Parser {
       ++pos_;
       return value;
     }
-    while (!at_end() && !absl::ascii_isspace(peek()) && peek() != '}') {
+    while (!at_end() && !ends_value(peek())) {
       if (peek() == '{') return error("unexpected '{' in an option value (quote the value)");
       value += text_[pos_++];
     }
@@ -87,8 +111,8 @@ class Parser {
   }
 
   absl::Status error(const std::string& what) const {
-    return absl::InvalidArgumentError(absl::StrCat("malformed pipeline '", text_, "' at character ",
-                                                   pos_ + 1, ": ", what));
+    return absl::InvalidArgumentError(absl::StrCat("malformed pipeline ", quote_for_message(text_),
+                                                   " at character ", pos_ + 1, ": ", what));
   }
   bool at_end() const { return pos_ >= text_.size(); }
   char peek() const { return text_[pos_]; }
@@ -102,7 +126,7 @@ class Parser {
 
 std::string quote_if_needed(const std::string& value) {
   for (char c : value) {
-    if (absl::ascii_isspace(c) || c == '{' || c == '}') {
+    if (absl::ascii_isspace(c) || c == '{' || c == '}' || c == '(' || c == ')') {
       return value.find('\'') == std::string::npos ? absl::StrCat("'", value, "'")
                                                    : absl::StrCat("\"", value, "\"");
     }
@@ -122,28 +146,15 @@ std::string print_pipeline(const std::vector<PipelineElement>& pipeline) {
     std::string part = e.name;
     if (!e.options.empty()) {
       std::vector<std::string> options;
-      for (const auto& [key, value] : e.options.values()) {
+      for (const auto& [key, value] : e.options) {
         options.push_back(value.empty() ? key : absl::StrCat(key, "=", quote_if_needed(value)));
       }
       absl::StrAppend(&part, "{", absl::StrJoin(options, " "), "}");
     }
+    if (e.has_nested) absl::StrAppend(&part, "(", print_pipeline(e.nested), ")");
     parts.push_back(std::move(part));
   }
   return absl::StrJoin(parts, ",");
-}
-
-absl::Status check_options(absl::string_view kind, const PipelineElement& element,
-                           const std::vector<OptionSpec>& specs) {
-  std::vector<std::string> names;
-  for (const OptionSpec& s : specs) names.push_back(s.name);
-  for (const auto& [key, value] : element.options.values()) {
-    if (std::find(names.begin(), names.end(), key) != names.end()) continue;
-    return absl::InvalidArgumentError(absl::StrCat(
-        kind, " '", element.name, "' has no option '", key, "'", did_you_mean(key, names),
-        names.empty() ? "; it takes no options"
-                      : absl::StrCat("; its options: ", absl::StrJoin(names, ", "))));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace fx

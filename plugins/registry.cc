@@ -1,11 +1,12 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "core/registry.h"
+#include "plugins/registry.h"
 
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/message_text.h"
 
 namespace fx {
 
@@ -160,21 +161,6 @@ const PluginRecord* Registry::find_plugin_by_path(absl::string_view path) const 
 
 namespace {
 
-size_t edit_distance(absl::string_view a, absl::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // "unknown pass 'x' (did you mean 'y'?). Known passes: a, b".
 template <typename Info>
 absl::Status unknown_error(absl::string_view kind, absl::string_view kinds, absl::string_view name,
@@ -182,29 +168,12 @@ absl::Status unknown_error(absl::string_view kind, absl::string_view kinds, absl
   std::vector<std::string> known;
   for (const Info& info : infos) known.push_back(info.name);
   return absl::NotFoundError(absl::StrCat(
-      "unknown ", kind, " '", name, "'", did_you_mean(name, known), ". Known ", kinds, ": ",
+      "unknown ", kind, " ", quote_for_message(name), did_you_mean(name, known), ". Known ", kinds,
+      ": ",
       known.empty() ? std::string("none (is a --plugin missing?)") : absl::StrJoin(known, ", ")));
 }
 
 }  // namespace
-
-std::string closest_name(absl::string_view name, const std::vector<std::string>& candidates) {
-  std::string best;
-  size_t best_distance = std::max<size_t>(2, name.size() / 3) + 1;
-  for (const std::string& c : candidates) {
-    const size_t d = edit_distance(name, c);
-    if (d < best_distance) {
-      best_distance = d;
-      best = c;
-    }
-  }
-  return best;
-}
-
-std::string did_you_mean(absl::string_view name, const std::vector<std::string>& candidates) {
-  const std::string closest = closest_name(name, candidates);
-  return closest.empty() ? "" : absl::StrCat(" (did you mean '", closest, "'?)");
-}
 
 absl::Status Registry::unknown_pass_error(absl::string_view name) const {
   return unknown_error("pass", "passes", name, passes());
@@ -212,6 +181,65 @@ absl::Status Registry::unknown_pass_error(absl::string_view name) const {
 
 absl::Status Registry::unknown_tracer_extension_error(absl::string_view name) const {
   return unknown_error("tracer extension", "tracer extensions", name, tracer_extensions());
+}
+
+absl::Status check_option_names(absl::string_view kind, const PipelineElement& element,
+                                const std::vector<OptionSpec>& specs) {
+  std::vector<std::string> names;
+  for (const OptionSpec& s : specs) names.push_back(s.name);
+  for (size_t i = 0; i < element.options.size(); ++i) {
+    const std::string& key = element.options[i].first;
+    if (std::find(names.begin(), names.end(), key) == names.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          kind, " '", element.name, "' has no option ", quote_for_message(key),
+          did_you_mean(key, names),
+          names.empty() ? "; it takes no options"
+                        : absl::StrCat("; its options: ", absl::StrJoin(names, ", "))));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (element.options[j].first == key) {
+        return absl::InvalidArgumentError(absl::StrCat(kind, " '", element.name,
+                                                       "' has option '", key,
+                                                       "' twice; give it once"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Checks the element's options, then calls the factory; errors name the
+// component.
+template <typename Info>
+auto make_component(absl::string_view kind, const PipelineElement& element, const Info& info)
+    -> decltype(info.factory(element.options)) {
+  if (absl::Status s = check_option_names(kind, element, info.options); !s.ok()) return s;
+  if (element.has_nested) {
+    return absl::InvalidArgumentError(absl::StrCat(kind, " '", element.name,
+                                                   "' takes no nested pipeline in parentheses"));
+  }
+  auto made = info.factory(element.options);
+  if (!made.ok()) {
+    return absl::Status(made.status().code(),
+                        absl::StrCat(kind, " '", element.name, "': ", made.status().message()));
+  }
+  return made;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Pass>> Registry::make_pass(const PipelineElement& element) const {
+  const PassInfo* info = find_pass(element.name);
+  if (info == nullptr) return unknown_pass_error(element.name);
+  return make_component("pass", element, *info);
+}
+
+absl::StatusOr<std::shared_ptr<TracerExtension>> Registry::make_tracer_extension(
+    const PipelineElement& element) const {
+  const TracerExtensionInfo* info = find_tracer_extension(element.name);
+  if (info == nullptr) return unknown_tracer_extension_error(element.name);
+  return make_component("tracer extension", element, *info);
 }
 
 }  // namespace fx

@@ -1,14 +1,25 @@
 // Copyright 2026 The FX for C++ Authors.
 //
 // registry.h: the passes, tracer extensions and extension tables that plugins
-// provide, by name.
+// provide, by name, and the one place that makes them from pipeline text.
 //
-// There is one Registry per process (Registry::global()), in the shared core
+// There is one Registry per process (Registry::global()), in the shared FX
 // library that the host and every plugin link, so what a plugin registers is
 // what the host sees. Plugins register through a PluginRegistrar (see
 // plugins/fx_plugin.h for the macro plugin authors use); the loader
 // (plugin_loader.h) commits a plugin's registrations all at once, or none of
 // them when a name is already taken.
+//
+//   // In a plugin: the options are read from the class's Option members.
+//   registrar.add_pass<Inline>("inline", "replaces call_module nodes with ...");
+//   registrar.add_tracer_extension<TaggingTracer>("tagging", "sets meta['tag']");
+//
+//   // In a host: the element `inline{modules=relu}` of a parsed pipeline.
+//   absl::StatusOr<std::unique_ptr<fx::Pass>> pass = registry.make_pass(element);
+//
+// make_pass and make_tracer_extension check the element's option names against
+// the declared options (unknown: the closest name and the valid ones; given
+// twice: an error) before the component parses the values.
 //
 // Extension tables are named lists of (key, value) strings that one plugin's
 // passes read and any plugin may extend: the `invert` pass reads its inverse
@@ -16,12 +27,13 @@
 // `("torch.sinh", "torch.asinh")` to it.
 //
 // All methods are thread-safe.
-#ifndef FX_CORE_REGISTRY_H_
-#define FX_CORE_REGISTRY_H_
+#ifndef FX_PLUGINS_REGISTRY_H_
+#define FX_PLUGINS_REGISTRY_H_
 
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,16 +42,18 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
-#include "core/options.h"
-#include "core/pass.h"
+#include "plugins/options.h"
+#include "plugins/pass.h"
+#include "plugins/pipeline_text.h"
+#include "tracer/tracer.h"
 
 namespace fx {
 
-class TracerExtension;  // tracer/tracer.h
-
-using PassFactory = std::function<absl::StatusOr<std::unique_ptr<Pass>>(const Options&)>;
+// Factories receive option values whose names were checked against the
+// declared options.
+using PassFactory = std::function<absl::StatusOr<std::unique_ptr<Pass>>(const OptionValues&)>;
 using TracerExtensionFactory =
-    std::function<absl::StatusOr<std::shared_ptr<TracerExtension>>(const Options&)>;
+    std::function<absl::StatusOr<std::shared_ptr<TracerExtension>>(const OptionValues&)>;
 
 // Where a registration came from.
 struct PluginRecord {
@@ -69,6 +83,38 @@ class PluginRegistrar {
  public:
   explicit PluginRegistrar(PluginRecord plugin) : plugin_(std::move(plugin)) {}
 
+  // A pass of class T (default-constructible; its options are its Option
+  // members). The usual way to register a pass.
+  template <typename T>
+  void add_pass(std::string name, std::string description) {
+    static_assert(std::is_base_of_v<Pass, T>, "add_pass<T>: T must derive from fx::Pass");
+    add_pass(std::move(name), std::move(description), T().option_specs(),
+             [](const OptionValues& values) -> absl::StatusOr<std::unique_ptr<Pass>> {
+               auto pass = std::make_unique<T>();
+               if (absl::Status s = pass->set_options(values); !s.ok()) return s;
+               return pass;
+             });
+  }
+  // A tracer extension of class T (default-constructible). When T also
+  // derives from OptionSet, its Option members are its options.
+  template <typename T>
+  void add_tracer_extension(std::string name, std::string description) {
+    static_assert(std::is_base_of_v<TracerExtension, T>,
+                  "add_tracer_extension<T>: T must derive from fx::TracerExtension");
+    std::vector<OptionSpec> specs;
+    if constexpr (std::is_base_of_v<OptionSet, T>) specs = T().option_specs();
+    add_tracer_extension(
+        std::move(name), std::move(description), std::move(specs),
+        [](const OptionValues& values) -> absl::StatusOr<std::shared_ptr<TracerExtension>> {
+          auto extension = std::make_shared<T>();
+          if constexpr (std::is_base_of_v<OptionSet, T>) {
+            if (absl::Status s = extension->set_options(values); !s.ok()) return s;
+          }
+          return extension;
+        });
+  }
+
+  // The general forms, for components made some other way.
   void add_pass(std::string name, std::string description, std::vector<OptionSpec> options,
                 PassFactory factory);
   void add_tracer_extension(std::string name, std::string description,
@@ -100,6 +146,13 @@ class Registry {
   // already registered a plugin of the same name.
   absl::Status commit(PluginRegistrar& registrar);
 
+  // Makes the pass or tracer extension a pipeline element names, with its
+  // options. Errors: unknown name (with the known names and the closest),
+  // unknown or repeated option, a value the component refuses.
+  absl::StatusOr<std::unique_ptr<Pass>> make_pass(const PipelineElement& element) const;
+  absl::StatusOr<std::shared_ptr<TracerExtension>> make_tracer_extension(
+      const PipelineElement& element) const;
+
   // nullptr when unknown.
   const PassInfo* find_pass(absl::string_view name) const;
   const TracerExtensionInfo* find_tracer_extension(absl::string_view name) const;
@@ -128,11 +181,12 @@ class Registry {
   std::vector<PluginRecord> plugins_ ABSL_GUARDED_BY(mu_);
 };
 
-// The candidate closest to `name` by edit distance (empty when none is close).
-std::string closest_name(absl::string_view name, const std::vector<std::string>& candidates);
-// ` (did you mean 'closest'?)` for an error message, or "" when none is close.
-std::string did_you_mean(absl::string_view name, const std::vector<std::string>& candidates);
+// Checks `element`'s option names against `specs`: an unknown option names the
+// closest and the valid ones; an option given twice is an error. `kind` is
+// "pass" or "tracer extension".
+absl::Status check_option_names(absl::string_view kind, const PipelineElement& element,
+                                const std::vector<OptionSpec>& specs);
 
 }  // namespace fx
 
-#endif  // FX_CORE_REGISTRY_H_
+#endif  // FX_PLUGINS_REGISTRY_H_

@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "passes/pipeline.h"
+#include "plugins/pipeline_text.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -14,9 +14,8 @@ TEST(PipelineTest, ParsesNamesAndOptions) {
   ASSERT_TRUE(p.ok()) << p.status();
   ASSERT_EQ(p->size(), 3u);
   EXPECT_EQ((*p)[0].name, "inline");
-  EXPECT_EQ((*p)[0].options.get_list("modules"),
-            (std::vector<std::string>{"relu", "layer1.0.conv1"}));
-  EXPECT_TRUE(*(*p)[0].options.get_bool("recurse", false));
+  EXPECT_EQ((*p)[0].options,
+            (OptionValues{{"modules", "relu,layer1.0.conv1"}, {"recurse", "true"}}));
   EXPECT_EQ((*p)[1].name, "dce");
   EXPECT_TRUE((*p)[1].options.empty());
   EXPECT_EQ((*p)[2].position, 56u);  // 0-based offset of "invert"
@@ -30,7 +29,7 @@ TEST(PipelineTest, PrintsWhatItParsesCanonically) {
   auto again = parse_pipeline(text);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(print_pipeline(*again), text);
-  EXPECT_EQ((*again)[2].options.get("name"), "a b");
+  EXPECT_EQ((*again)[2].options, (OptionValues{{"name", "a b"}}));
 }
 
 TEST(PipelineTest, EmptyPipelineIsEmpty) {
@@ -60,26 +59,26 @@ TEST(PipelineTest, MalformedTextGivesThePosition) {
   }
 }
 
-TEST(PipelineTest, CheckOptionsNamesTheUnknownOption) {
-  auto p = parse_pipeline("inline{module=relu}");
-  ASSERT_TRUE(p.ok());
-  absl::Status s = check_options("pass", (*p)[0],
-                                 {{"modules", "", ""}, {"types", "", ""}, {"recurse", "", "false"}});
-  EXPECT_EQ(std::string(s.message()),
-            "pass 'inline' has no option 'module' (did you mean 'modules'?); its options: "
-            "modules, types, recurse");
+TEST(PipelineTest, NestedGroupsRoundTrip) {
+  auto p = parse_pipeline("fixpoint{max_iterations=3}( inline{recurse} , dce ),invert");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->size(), 2u);
+  EXPECT_TRUE((*p)[0].has_nested);
+  ASSERT_EQ((*p)[0].nested.size(), 2u);
+  EXPECT_EQ((*p)[0].nested[1].name, "dce");
+  EXPECT_EQ(print_pipeline(*p), "fixpoint{max_iterations=3}(inline{recurse},dce),invert");
+  EXPECT_THAT(std::string(parse_pipeline("fixpoint(dce").status().message()),
+              HasSubstr("expected ')' to close the group of 'fixpoint'"));
+  EXPECT_THAT(std::string(parse_pipeline("dce)").status().message()),
+              HasSubstr("expected ',' between passes"));
 }
 
-TEST(OptionsTest, TypedAccess) {
-  Options o({{"n", "3"}, {"flag", ""}, {"off", "false"}, {"bad", "maybe"}, {"list", "a,,b"}});
-  EXPECT_EQ(*o.get_int("n", 0), 3);
-  EXPECT_EQ(*o.get_int("missing", 7), 7);
-  EXPECT_TRUE(*o.get_bool("flag", false));
-  EXPECT_FALSE(*o.get_bool("off", true));
-  EXPECT_THAT(std::string(o.get_bool("bad", false).status().message()),
-              HasSubstr("option 'bad' takes true or false, not 'maybe'"));
-  EXPECT_FALSE(o.get_int("bad", 0).ok());
-  EXPECT_EQ(o.get_list("list"), (std::vector<std::string>{"a", "b"}));
+TEST(PipelineTest, LongTextIsCutInMessages) {
+  const std::string text = "dce " + std::string(100000, 'x');
+  auto p = parse_pipeline(text);
+  ASSERT_FALSE(p.ok());
+  EXPECT_LT(p.status().message().size(), 300u);
+  EXPECT_THAT(std::string(p.status().message()), HasSubstr("(100004 characters)"));
 }
 
 }  // namespace

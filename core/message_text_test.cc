@@ -1,0 +1,43 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "core/message_text.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace fx {
+namespace {
+
+using ::testing::EndsWith;
+using ::testing::StartsWith;
+
+TEST(MessageTextTest, QuotesAsPythonDoes) {
+  EXPECT_EQ(quote_for_message("inlin"), "'inlin'");
+  EXPECT_EQ(quote_for_message("it's"), "\"it's\"");
+  EXPECT_EQ(quote_for_message(""), "''");
+}
+
+TEST(MessageTextTest, EscapesControlCharactersAndEscapeSequences) {
+  // A terminal escape that would clear the screen is shown, not sent.
+  EXPECT_EQ(quote_for_message("a\x1b[2Jb\n\t\x7f"), "'a\\x1b[2Jb\\n\\t\\x7f'");
+  EXPECT_EQ(escape_for_message("/tmp/x\ry"), "/tmp/x\\ry");
+  EXPECT_EQ(escape_for_message("caf\xc3\xa9"), "caf\\xc3\\xa9");
+}
+
+TEST(MessageTextTest, CutsLongInputAndSaysHowLong) {
+  const std::string huge(1 << 20, 'x');
+  const std::string quoted = quote_for_message(huge);
+  EXPECT_THAT(quoted, StartsWith("'" + std::string(kMaxQuotedChars, 'x') + "..."));
+  EXPECT_THAT(quoted, EndsWith("(1048576 characters)'"));
+  EXPECT_LT(quoted.size(), 140u);
+}
+
+TEST(MessageTextTest, SuggestsTheClosestName) {
+  EXPECT_EQ(did_you_mean("inlin", {"inline", "invert", "dce"}), " (did you mean 'inline'?)");
+  EXPECT_EQ(did_you_mean("zzzzzz", {"inline", "dce"}), "");
+  EXPECT_EQ(closest_name(std::string(1 << 20, 'd'), {"dce"}), "");
+}
+
+}  // namespace
+}  // namespace fx

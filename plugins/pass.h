@@ -1,0 +1,72 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// pass.h: a transformation or analysis of a GraphModule.
+//
+// A Pass takes a GraphModule and changes it, or analyses it and leaves what it
+// learns in meta. Passes are registered under a name (registry.h), made from
+// pipeline text with their options (options.h), and run in order by the pass
+// manager (passes/pass_manager.h), which checks the module after each pass
+// that changed it.
+//
+//   class CountNodes : public fx::Pass {
+//    public:
+//     fx::Option<std::string> key{*this, "key", "the meta key to write", "node_count"};
+//     absl::Status run(fx::GraphModule& gm, fx::PassContext& ctx) override {
+//       gm.meta().set(*key, static_cast<int64_t>(gm.graph().size()));
+//       return absl::OkStatus();
+//     }
+//   };
+//
+// Whether a pass changed the module is read from GraphModule::version(), which
+// every change to the graph or to the module's state advances: a pass cannot
+// forget to say so. Errors a user can cause (an op the pass cannot handle) come
+// back as a Status naming the node and the reason; recoverable oddities go to
+// ctx.warn().
+#ifndef FX_PLUGINS_PASS_H_
+#define FX_PLUGINS_PASS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "plugins/options.h"
+#include "runtime/graph_module.h"
+
+namespace fx {
+
+class Registry;  // plugins/registry.h
+
+// What a running pass may use besides the module.
+class PassContext {
+ public:
+  explicit PassContext(const Registry& registry) : registry_(registry) {}
+  // The registry the pass was found in (extension tables live there).
+  const Registry& registry() const { return registry_; }
+  // Reports something the user should know that does not stop the pipeline.
+  void warn(std::string message) { warnings_.push_back(std::move(message)); }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  const Registry& registry_;
+  std::vector<std::string> warnings_;
+};
+
+// A pass; its options are Option members (the Pass is their OptionSet).
+class Pass : public OptionSet {
+ public:
+  virtual absl::Status run(GraphModule& module, PassContext& context) = 0;
+};
+
+// Runs `step` until a run leaves `module` unchanged (its version does not
+// move), at most `max_iterations` times; returns how many runs changed it.
+// Fails with `step`'s error, or with ResourceExhausted when the module still
+// changed on the last allowed run. The pass manager's `fixpoint(...)` groups
+// and passes that iterate (inline{recurse=true}) use it.
+absl::StatusOr<int> run_to_fixed_point(GraphModule& module, int max_iterations,
+                                       absl::FunctionRef<absl::Status()> step);
+
+}  // namespace fx
+
+#endif  // FX_PLUGINS_PASS_H_
