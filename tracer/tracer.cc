@@ -14,7 +14,7 @@ namespace fx {
 namespace jit = torch::jit;
 using tracer_internal::annotation_for;
 using tracer_internal::TraceEngine;
-using tracer_internal::TValue;
+using tracer_internal::TraceValue;
 
 Tracer::Tracer() = default;
 Tracer::Tracer(TraceOptions options) : options_(std::move(options)) {}
@@ -108,7 +108,7 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
 
   // forward's arguments (after self) become placeholders.
   const c10::FunctionSchema& schema = fn->getSchema();
-  std::vector<TValue> inputs;
+  std::vector<TraceValue> inputs;
   for (size_t i = 1; i < schema.arguments().size(); ++i) {
     const c10::Argument& a = schema.arguments()[i];
     Arguments default_value;
@@ -120,7 +120,7 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
     const std::string annotation = annotation_for(a.type());
     if (!annotation.empty()) p->set_type(annotation);
     p->meta().set("_torchscript_type", a.type()->annotation_str());
-    inputs.push_back(TValue::Symbolic(p));
+    inputs.push_back(TraceValue::traced(p));
   }
   auto result = engine.call_method(root_info, options_.method, std::move(inputs));
   if (!result.ok()) return result.status();

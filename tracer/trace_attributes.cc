@@ -1,0 +1,103 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// Modules and their attributes: prim::GetAttr on a module yields a submodule
+// (a Module value), a parameter or buffer (a get_attr node, made once per
+// trace), or a known value (flags, sizes, plain tensor attributes); tensor
+// constants of the code become attributes of the GraphModule.
+#include "absl/strings/str_cat.h"
+#include "core/naming.h"
+#include "tracer/trace_engine.h"
+
+namespace fx {
+namespace tracer_internal {
+
+const ModuleInfo* TraceEngine::module_info(const c10::intrusive_ptr<c10::ivalue::Object>& object,
+                                           const std::string& qualname) {
+  auto it = module_by_object_.find(object.get());
+  if (it != module_by_object_.end()) return it->second;
+  ModuleInfo& info = modules_.emplace_back();
+  const c10::ClassTypePtr type = object->type();
+  info.module = torch::jit::Module(object);
+  info.qualname = qualname;
+  const ModuleClass*& cls = classes_[type.get()];
+  if (cls == nullptr) cls = &module_class_of(type);
+  info.cls = cls;
+  info.type = type.get();
+  module_by_object_.emplace(object.get(), &info);
+  return &info;
+}
+
+Node* TraceEngine::parameter_node(const std::string& qualname) {
+  auto it = parameters_.find(qualname);
+  if (it != parameters_.end()) return it->second;
+  Node* n = tracer_.create_proxy(Op::kGetAttr, qualname, {}, {});
+  parameters_.emplace(qualname, n);
+  return n;
+}
+
+Node* TraceEngine::tensor_constant_node(const at::Tensor& t) {
+  auto it = tensor_constants_.find(t.unsafeGetTensorImpl());
+  if (it != tensor_constants_.end()) return it->second;
+  const std::string name = gm_.add_tensor_constant(t);
+  Node* n = tracer_.create_proxy(Op::kGetAttr, name, {}, {});
+  tensor_constants_.emplace(t.unsafeGetTensorImpl(), n);
+  return n;
+}
+
+absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
+  Resolved& resolved = resolved_[n];
+  if (resolved.name == nullptr) resolved.name = &n->s(c10::attr::name);
+  const std::string& name = *resolved.name;
+  const TraceValue& object = lookup(frame, n->input(0));
+  if (object.is_known() && object.known_value().isObject()) {
+    frame.values[n->output()] = TraceValue::known(object.known_value().toObjectRef().getAttr(name));
+    return absl::OkStatus();
+  }
+  if (!object.is_module()) {
+    return error(n, absl::StrCat("attribute '", name, "' is read from a value that is not a module"));
+  }
+  const ModuleInfo* owner = object.module_info();
+  const c10::ivalue::Object& obj = *owner->module._ivalue();
+  const c10::ClassType& type = *owner->type;
+  if (resolved.type != owner->type) {
+    resolved.type = owner->type;
+    resolved.slot = type.findAttributeSlot(name);
+  }
+  const c10::optional<size_t> slot = resolved.slot;
+  if (!slot) {
+    if (auto constant = type.findConstantSlot(name)) {
+      frame.values[n->output()] = TraceValue::known(type.getConstant(*constant));
+      return absl::OkStatus();
+    }
+    return error(n, absl::StrCat("module '", owner->qualname, "' has no attribute '", name, "'"));
+  }
+  auto qualname = [&] { return qualified_name(owner->qualname, name); };
+  const c10::IValue& value = obj.getSlot(*slot);
+  if (value.isObject()) {
+    const auto& child = value.toObject();
+    auto known = module_by_object_.find(child.get());
+    if (known != module_by_object_.end()) {
+      frame.values[n->output()] = TraceValue::module(known->second);
+      return absl::OkStatus();
+    }
+    if (child->type()->is_module()) {
+      frame.values[n->output()] = TraceValue::module(module_info(child, qualname()));
+      return absl::OkStatus();
+    }
+  }
+  if (type.is_parameter(*slot) || type.is_buffer(*slot)) {
+    auto [it, inserted] = attribute_nodes_.try_emplace(std::make_pair(owner, *slot), nullptr);
+    if (inserted) it->second = parameter_node(qualname());
+    frame.values[n->output()] = TraceValue::traced(it->second);
+    return absl::OkStatus();
+  }
+  if (value.isTensor()) {
+    frame.values[n->output()] = TraceValue::known(value, &names_.emplace_back(qualname()));
+  } else {
+    frame.values[n->output()] = TraceValue::known(value);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tracer_internal
+}  // namespace fx

@@ -1,0 +1,223 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// Operators: evaluated now when every input is known and nothing involves a
+// tensor (what Python computes while torch.fx traces); otherwise recorded as
+// a call_function node of the exact overload, with trailing arguments equal to
+// their default dropped and keyword-only ones as kwargs. In-place operators go
+// through the AliasTracker: recorded out of place where nothing can observe the
+// difference, kept in place (impure) where something can.
+#include <sstream>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "core/naming.h"
+#include "core/printer.h"
+#include "runtime/operator_binding.h"
+#include "runtime/value_conversion.h"
+#include "tracer/diagnostics.h"
+#include "tracer/trace_engine.h"
+
+namespace fx {
+namespace tracer_internal {
+namespace {
+
+// The out-of-place operator with the same arguments as in-place `schema`
+// (`aten::add.Tensor` for `aten::add_.Tensor`), or nullptr. Cached for the
+// process: schemas live as long as the operator registry.
+const std::string* functional_variant(const c10::FunctionSchema& schema) {
+  struct Cache {
+    absl::Mutex mu;
+    absl::flat_hash_map<const c10::FunctionSchema*, std::unique_ptr<std::string>> variants
+        ABSL_GUARDED_BY(mu);
+  };
+  static Cache* cache = new Cache();
+  absl::MutexLock lock(&cache->mu);
+  auto [it, inserted] = cache->variants.try_emplace(&schema);
+  if (inserted) {
+    const std::string& name = schema.name();
+    const std::string functional_name = name.substr(0, name.size() - 1);
+    auto functional = find_operator(schema.overload_name().empty()
+                                        ? functional_name
+                                        : absl::StrCat(functional_name, ".", schema.overload_name()));
+    const auto& params = schema.arguments();
+    if (functional.ok() && functional->schema->arguments().size() == params.size() &&
+        !functional->schema->is_mutable()) {
+      bool same = true;
+      for (size_t i = 0; i < params.size(); ++i) {
+        same = same && functional->schema->arguments()[i].name() == params[i].name();
+      }
+      if (same) it->second = std::make_unique<std::string>(functional->name());
+    }
+  }
+  return it->second.get();
+}
+
+}  // namespace
+
+absl::Status TraceEngine::run_operator(const jit::Node* n, Frame& frame) {
+  bool handled = false;
+  if (absl::Status s = run_list_operator(n, frame, &handled); !s.ok() || handled) return s;
+
+  const c10::FunctionSchema& schema = n->schema();
+  std::vector<TraceValue> inputs = inputs_of(n, frame);
+
+  // f-strings (aten::format) only make messages: build them here, with traced
+  // values named, instead of recording a node.
+  if (n->kind() == c10::aten::format && !inputs.empty() && inputs[0].is_known() &&
+      inputs[0].known_value().isString()) {
+    std::vector<std::string> pieces = {inputs[0].known_value().toStringRef()};
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      if (inputs[i].is_known()) {
+        std::ostringstream ss;
+        if (inputs[i].known_value().isString()) {
+          ss << inputs[i].known_value().toStringRef();
+        } else {
+          ss << inputs[i].known_value();
+        }
+        pieces.push_back(ss.str());
+      } else {
+        auto a = to_argument(inputs[i], nullptr);
+        pieces.push_back(a.ok() ? python_repr(*a) : std::string("?"));
+      }
+    }
+    frame.values[n->output()] = TraceValue::known(format_message(pieces));
+    return absl::OkStatus();
+  }
+
+  // `x is None` on a traced value: a traced value is never None.
+  if ((n->kind() == c10::aten::__is__ || n->kind() == c10::aten::__isnot__) && inputs.size() == 2) {
+    auto none = [](const TraceValue& v) { return v.is_none(); };
+    auto traced = [](const TraceValue& v) { return !v.is_known(); };
+    if ((none(inputs[0]) && traced(inputs[1])) || (traced(inputs[0]) && none(inputs[1]))) {
+      frame.values[n->output()] = TraceValue::known(n->kind() == c10::aten::__isnot__);
+      return absl::OkStatus();
+    }
+  }
+
+  // Evaluate now what Python would compute while torch.fx traces: operations
+  // on known values that neither take nor make tensors.
+  bool evaluable = true;
+  std::vector<c10::IValue> values;
+  for (size_t i = 0; i < inputs.size() && evaluable; ++i) {
+    if (type_contains_tensor(n->input(i)->type())) {
+      evaluable = false;
+      break;
+    }
+    auto c = as_known(inputs[i], n->input(i)->type());
+    if (!c) {
+      evaluable = false;
+      break;
+    }
+    values.push_back(std::move(*c));
+  }
+  for (const jit::Value* out : n->outputs()) evaluable = evaluable && !type_contains_tensor(out->type());
+  if (evaluable) return evaluate(n, values, frame);
+  return record_operator(n, schema, inputs, frame);
+}
+
+absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::FunctionSchema& schema,
+                                          const std::vector<TraceValue>& inputs, Frame& frame) {
+  const auto& params = schema.arguments();
+  if (inputs.size() < params.size() && !schema.is_vararg()) {
+    return error(n, absl::StrCat(schema.name(), " has fewer inputs than its schema"));
+  }
+  std::vector<Argument> values;
+  values.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const c10::TypePtr type = i < params.size() ? params[i].real_type() : nullptr;
+    auto a = to_argument(inputs[i], type);
+    if (!a.ok()) return error(n, a.status().message());
+    values.push_back(std::move(*a));
+  }
+  // Positional arguments, without trailing ones equal to their default;
+  // keyword-only ones unless equal to their default.
+  auto equals_default = [&](size_t i) {
+    if (i >= params.size() || !params[i].default_value()) return false;
+    auto d = ivalue_to_argument(*params[i].default_value(), params[i].real_type());
+    return d.ok() && *d == values[i];
+  };
+  Arguments args;
+  Kwargs kwargs;
+  size_t positional = 0;
+  while (positional < params.size() && !params[positional].kwarg_only()) ++positional;
+  if (schema.is_vararg()) positional = values.size();
+  size_t keep = std::min(positional, values.size());
+  while (keep > 0 && equals_default(keep - 1)) --keep;
+  for (size_t i = 0; i < keep; ++i) args.push_back(values[i]);
+  for (size_t i = positional; i < values.size() && i < params.size(); ++i) {
+    if (!equals_default(i)) kwargs.emplace_back(params[i].name(), values[i]);
+  }
+
+  std::string target = operator_name(schema);
+  // Indexing a traced list or tuple reads as Python's `x[i]`.
+  if (target == "aten::__getitem__.t" || target == "prim::TupleIndex") target = "operator.getitem";
+  Node* mutated = nullptr;
+  bool functionalized = false;
+  const bool mutable_schema = schema.is_mutable();
+  if (mutable_schema && !values.empty() && values[0].is_node() && !params.empty() &&
+      params[0].alias_info() != nullptr && params[0].alias_info()->isWrite()) {
+    mutated = values[0].to_node();
+    // Record `x.add_(y)` as `add(x, y)` when no other value can see x change.
+    const bool safe = tracer_.options().functionalize_inplace &&
+                      is_inplace_name(function_base_name(schema.name())) &&
+                      schema.returns().size() == 1 &&
+                      aliases_.may_functionalize(mutated);
+    if (safe) {
+      if (const std::string* functional = functional_variant(schema)) {
+        target = *functional;
+        functionalized = true;
+      }
+    }
+  }
+
+  Node* node = tracer_.create_proxy(Op::kCallFunction, target, std::move(args), std::move(kwargs));
+  if (mutable_schema && !functionalized) node->set_impure(true);
+  if (mutated != nullptr) aliases_.record_update(mutated, node);
+
+  // Remember views, so that in-place operators on them stay in place.
+  if (!functionalized && !schema.returns().empty()) {
+    const c10::AliasInfo* ret_alias = schema.returns()[0].alias_info();
+    if (ret_alias != nullptr && !ret_alias->isWrite()) {
+      for (size_t i = 0; i < params.size() && i < values.size(); ++i) {
+        const c10::AliasInfo* a = params[i].alias_info();
+        if (a == nullptr || !values[i].is_node()) continue;
+        bool shared = false;
+        for (const auto& set : ret_alias->beforeSets()) shared = shared || a->beforeSets().count(set);
+        if (!shared) continue;
+        aliases_.record_view(node, values[i].to_node());
+      }
+    }
+  }
+
+  const size_t outs = n->outputs().size();
+  if (outs == 1) {
+    frame.values[n->output()] = TraceValue::traced(node);
+  } else {
+    node->meta().set("_num_results", static_cast<int64_t>(outs));
+    for (size_t i = 0; i < outs; ++i) {
+      frame.values[n->outputs()[i]] = TraceValue::result(node, static_cast<int>(i));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceEngine::evaluate(const jit::Node* n, const std::vector<c10::IValue>& inputs,
+                                   Frame& frame) {
+  torch::jit::Stack stack(inputs.begin(), inputs.end());
+  try {
+    n->getOperation()(stack);
+  } catch (const std::exception& e) {
+    return error(n, absl::StrCat("evaluating ", n->kind().toQualString(),
+                                 " while tracing failed: ", exception_message(e)));
+  }
+  const size_t outs = n->outputs().size();
+  if (stack.size() < outs) return error(n, "the operator returned too few values");
+  for (size_t i = 0; i < outs; ++i) {
+    frame.values[n->outputs()[i]] = TraceValue::known(std::move(stack[stack.size() - outs + i]));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tracer_internal
+}  // namespace fx
