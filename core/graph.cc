@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/check.h"
 
 namespace fx {
 
@@ -216,12 +217,16 @@ absl::Status Graph::erase_node(Node* node) {
 }
 
 InsertionGuard Graph::inserting_before(Node* node) {
+  FX_DCHECK(node == nullptr || (node->graph_ == this && !node->erased_),
+            "inserting_before: the node must be a live node of this graph");
   InsertionGuard guard(this, insert_before_);
   insert_before_ = node != nullptr ? node : root_->next_;
   return guard;
 }
 
 InsertionGuard Graph::inserting_after(Node* node) {
+  FX_DCHECK(node == nullptr || (node->graph_ == this && !node->erased_),
+            "inserting_after: the node must be a live node of this graph");
   InsertionGuard guard(this, insert_before_);
   insert_before_ = node != nullptr ? node->next_ : root_;
   return guard;

@@ -33,6 +33,9 @@
 //   * Building, erasing, lint, dead-code elimination and copying are linear in
 //     the graph's size; `find_nodes(op, target)` is proportional to the result.
 //   * Not thread-safe: use one graph from one thread at a time.
+//   * Debug builds check the preconditions stated here and in node.h (a node
+//     argument from another graph or already erased, an insertion point or a
+//     moved node of another graph) with FX_DCHECK (check.h) and abort there.
 #ifndef FX_CORE_GRAPH_H_
 #define FX_CORE_GRAPH_H_
 

@@ -7,9 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "core/check.h"
 #include "core/graph.h"
 #include "core/naming.h"
 #include "core/printer.h"
+#include "core/well_known.h"
 
 namespace fx {
 
@@ -57,7 +59,14 @@ void Node::attach_inputs() {
   };
   for_each_node(args_, add_input);
   for_each_node(kwargs_, add_input);
-  for (Node* input : inputs_) input->users_.push_back(this);
+  for (Node* input : inputs_) {
+    FX_DCHECK(input != nullptr, "node '", name_, "' has a null node argument");
+    FX_DCHECK(input->graph_ == graph_, "node '", name_, "' uses node '", input->name_,
+              "' of another graph (copy it with Graph::node_copy or graph_copy)");
+    FX_DCHECK(!input->erased_, "node '", name_, "' uses node '", input->name_,
+              "', which was erased");
+    input->users_.push_back(this);
+  }
 }
 
 void Node::detach_inputs() {
@@ -89,6 +98,8 @@ void Node::set_args_kwargs(Arguments args, Kwargs kwargs) {
 }
 
 void Node::update_arg(size_t index, Argument value) {
+  FX_DCHECK(index < args_.size(), "update_arg(", index, ") on node '", name_, "', which has ",
+            args_.size(), " args");
   Arguments args = args_;
   args.at(index) = std::move(value);
   set_args(std::move(args));
@@ -137,6 +148,8 @@ const std::string& Node::rename(absl::string_view candidate) {
 std::vector<Node*> Node::replace_all_uses_with(Node* replacement,
                                                const std::function<bool(Node*)>& filter,
                                                bool propagate_meta) {
+  FX_DCHECK(replacement != nullptr && replacement->graph_ == graph_,
+            "replace_all_uses_with: the replacement of '", name_, "' must be in its graph");
   if (propagate_meta) {
     for (const auto& [key, value] : meta_) replacement->meta().set(key, value);
   }
@@ -157,6 +170,8 @@ void Node::replace_input_with(Node* old_input, Node* new_input) {
 }
 
 void Node::prepend(Node* other) {
+  FX_DCHECK(other != nullptr && other->graph_ == graph_ && !other->erased_,
+            "prepend: the node to move must be a live node of the same graph as '", name_, "'");
   if (other == this) return;
   graph_->unlink(other);
   graph_->link_before(other, this);
@@ -165,6 +180,8 @@ void Node::prepend(Node* other) {
 }
 
 void Node::append(Node* other) {
+  FX_DCHECK(other != nullptr && other->graph_ == graph_ && !other->erased_,
+            "append: the node to move must be a live node of the same graph as '", name_, "'");
   if (other == this || next_ == other) return;
   graph_->unlink(other);
   graph_->link_before(other, next_);
@@ -198,7 +215,7 @@ struct SideEffectRegistry {
   absl::Mutex mu;
   absl::flat_hash_set<std::string> targets ABSL_GUARDED_BY(mu) = {
       // torch.fx's `_side_effectful_functions`, and their operator forms.
-      "torch._assert",
+      std::string(kAssertTarget),
       "aten::_assert_async",
       "profiler::_record_function_enter",
       "profiler::_record_function_enter_new",

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "core/naming.h"
 #include "core/python_operators.h"
+#include "core/well_known.h"
 
 namespace fx {
 namespace {
@@ -534,7 +535,7 @@ std::string python_code(const Graph& graph) {
       case Op::kCallFunction: {
         if (format_operator_statement(*n, lhs, body)) break;
         const std::string fn = spell_function_target(n->target(), TargetStyle::kCode);
-        if (fn == "getattr" && n->args().size() == 2 && n->args()[1].is_string() &&
+        if (fn == kGetAttrTarget && n->args().size() == 2 && n->args()[1].is_string() &&
             is_python_identifier(n->args()[1].to_string()) && n->kwargs().empty()) {
           absl::StrAppend(&body, lhs, " = ");
           append_repr(body, n->args()[0]);

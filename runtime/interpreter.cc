@@ -16,6 +16,7 @@
 #include "core/python_operators.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
+#include "core/well_known.h"
 
 namespace fx {
 namespace {
@@ -24,11 +25,11 @@ namespace {
 enum class Builtin { kNone, kGetItem, kNot, kPos, kGetAttr, kAssert };
 
 Builtin builtin_for(absl::string_view target) {
-  if (target == "operator.getitem") return Builtin::kGetItem;
-  if (target == "operator.not_") return Builtin::kNot;
+  if (target == kGetItemTarget) return Builtin::kGetItem;
+  if (target == kNotTarget) return Builtin::kNot;
   if (target == "operator.pos") return Builtin::kPos;
-  if (target == "getattr") return Builtin::kGetAttr;
-  if (target == "torch._assert") return Builtin::kAssert;
+  if (target == kGetAttrTarget) return Builtin::kGetAttr;
+  if (target == kAssertTarget) return Builtin::kAssert;
   return Builtin::kNone;
 }
 
@@ -82,7 +83,7 @@ absl::Status node_error(const Node& node, absl::string_view message) {
 // Checks a caller's input against a placeholder's TorchScript type, when known.
 absl::Status check_input_type(const Node& node, size_t index, const c10::IValue& value) {
   std::string annotation;
-  if (const MetaValue* t = node.meta().find("_torchscript_type"); t != nullptr && t->is_string()) {
+  if (const MetaValue* t = node.meta().find(kTorchScriptTypeKey); t != nullptr && t->is_string()) {
     annotation = t->as_string();
   } else if (node.type() == "torch.Tensor") {
     annotation = "Tensor";

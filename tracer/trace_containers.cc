@@ -7,6 +7,7 @@
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 #include "tracer/trace_engine.h"
+#include "core/well_known.h"
 
 namespace fx {
 namespace tracer_internal {
@@ -80,8 +81,8 @@ absl::Status TraceEngine::run_construct(const jit::Node* n, Frame& frame) {
         whole = nullptr;
       }
     }
-    if (whole != nullptr && whole->meta().find("_num_results") != nullptr &&
-        whole->meta().find("_num_results")->as_int() == static_cast<int64_t>(inputs.size())) {
+    if (whole != nullptr && whole->meta().find(kNumResultsKey) != nullptr &&
+        whole->meta().find(kNumResultsKey)->as_int() == static_cast<int64_t>(inputs.size())) {
       frame.values[n->output()] = TraceValue::traced(aliases_.current(whole));
       return absl::OkStatus();
     }

@@ -9,6 +9,7 @@
 // to get past it.
 #include "absl/strings/str_cat.h"
 #include "tracer/trace_engine.h"
+#include "core/well_known.h"
 
 namespace fx {
 namespace tracer_internal {
@@ -55,9 +56,9 @@ absl::Status TraceEngine::run_if(const jit::Node* n, Frame& frame) {
     if (tracer_.options().assertions == AssertionMode::kKeep) {
       Argument holds = *cond_arg;
       if (then_raises) {
-        holds = tracer_.create_proxy(Op::kCallFunction, "operator.not_", {*cond_arg}, {});
+        holds = tracer_.create_proxy(Op::kCallFunction, kNotTarget, {*cond_arg}, {});
       }
-      tracer_.create_proxy(Op::kCallFunction, "torch._assert",
+      tracer_.create_proxy(Op::kCallFunction, kAssertTarget,
                            {holds, raise_message(n->blocks()[then_raises ? 0 : 1])}, {});
     }
     taken = n->blocks()[then_raises ? 1 : 0];

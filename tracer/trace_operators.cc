@@ -17,6 +17,7 @@
 #include "runtime/value_conversion.h"
 #include "tracer/diagnostics.h"
 #include "tracer/trace_engine.h"
+#include "core/well_known.h"
 
 namespace fx {
 namespace tracer_internal {
@@ -151,7 +152,7 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
 
   std::string target = operator_name(schema);
   // Indexing a traced list or tuple reads as Python's `x[i]`.
-  if (target == "aten::__getitem__.t" || target == "prim::TupleIndex") target = "operator.getitem";
+  if (target == "aten::__getitem__.t" || target == "prim::TupleIndex") target = std::string(kGetItemTarget);
   Node* mutated = nullptr;
   bool functionalized = false;
   const bool mutable_schema = schema.is_mutable();
@@ -194,7 +195,7 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
   if (outs == 1) {
     frame.values[n->output()] = TraceValue::traced(node);
   } else {
-    node->meta().set("_num_results", static_cast<int64_t>(outs));
+    node->meta().set(kNumResultsKey, static_cast<int64_t>(outs));
     for (size_t i = 0; i < outs; ++i) {
       frame.values[n->outputs()[i]] = TraceValue::result(node, static_cast<int>(i));
     }

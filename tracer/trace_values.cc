@@ -10,6 +10,7 @@
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 #include "tracer/trace_engine.h"
+#include "core/well_known.h"
 
 namespace fx {
 namespace tracer_internal {
@@ -40,7 +41,7 @@ Node* TraceEngine::result_node(Node* node, int index) {
   auto key = std::make_pair(node, index);
   auto it = results_.find(key);
   if (it != results_.end()) return it->second;
-  Node* item = tracer_.create_proxy(Op::kCallFunction, "operator.getitem", {node, index}, {});
+  Node* item = tracer_.create_proxy(Op::kCallFunction, kGetItemTarget, {node, index}, {});
   // An element of a list of views (aten::chunk) is a view of the same base.
   aliases_.record_element(item, node);
   results_.emplace(key, item);

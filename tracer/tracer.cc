@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/value_conversion.h"
 #include "tracer/trace_engine.h"
+#include "core/well_known.h"
 
 namespace fx {
 
@@ -119,7 +120,7 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
     Node* p = create_proxy(Op::kPlaceholder, a.name(), std::move(default_value), {});
     const std::string annotation = annotation_for(a.type());
     if (!annotation.empty()) p->set_type(annotation);
-    p->meta().set("_torchscript_type", a.type()->annotation_str());
+    p->meta().set(kTorchScriptTypeKey, a.type()->annotation_str());
     inputs.push_back(TraceValue::traced(p));
   }
   auto result = engine.call_method(root_info, options_.method, std::move(inputs));

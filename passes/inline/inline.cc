@@ -10,6 +10,7 @@
 #include "runtime/graph_module.h"
 #include "tracer/module_ref.h"
 #include "tracer/tracer.h"
+#include "core/well_known.h"
 
 namespace fx {
 namespace {
@@ -34,7 +35,7 @@ class CarryMeta : public TracerExtension {
                     Kwargs kwargs, absl::string_view name, CreateNodeNext next) override {
     Node* n = next(op, target, std::move(args), std::move(kwargs), name);
     for (const auto& [key, value] : meta_) {
-      if (key == "module_path") {
+      if (key == kModulePathKey) {
         n->meta().set(key, current_);
       } else if (!n->meta().contains(key)) {
         n->meta().set(key, value);
@@ -103,7 +104,7 @@ absl::StatusOr<bool> Inline::inline_call(GraphModule& module, Node* call, std::s
     // A tuple result: each `call[i]` becomes element i.
     std::vector<Node*> users(call->users().begin(), call->users().end());
     for (Node* user : users) {
-      const bool indexing = user->op() == Op::kCallFunction && user->target() == "operator.getitem" &&
+      const bool indexing = user->op() == Op::kCallFunction && user->target() == kGetItemTarget &&
                             user->args().size() == 2 && user->args()[0] == Argument(call) &&
                             user->args()[1].is_int();
       const int64_t i = indexing ? user->args()[1].to_int() : -1;

@@ -2,6 +2,7 @@
 #include "tracer/exec_order/exec_order.h"
 
 #include "core/meta.h"
+#include "core/well_known.h"
 
 namespace fx {
 
@@ -99,7 +100,7 @@ absl::Status ExecOrderTracer::end_trace(Tracer& tracer, GraphModule& result) {
     }
     usage.set(module, std::move(groups));
   }
-  result.meta().set("exec_order", Meta{{"module_forward_order", list(module_forward_order_)},
+  result.meta().set(kExecOrderKey, Meta{{"module_forward_order", list(module_forward_order_)},
                                        {"param_forward_order", list(param_forward_order_)},
                                        {"module_param_usage", std::move(usage)}});
   return absl::OkStatus();

@@ -1,5 +1,6 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tracer/module_path/module_path.h"
+#include "core/well_known.h"
 
 #include <utility>
 
@@ -24,7 +25,7 @@ Node* ModulePathTracer::create_proxy(Tracer& tracer, Op op, absl::string_view ta
                                      Arguments args, Kwargs kwargs, absl::string_view name,
                                      CreateProxyNext next) {
   Node* node = next(op, target, std::move(args), std::move(kwargs), name);
-  node->meta().set("module_path", current_module_qualified_name_);
+  node->meta().set(kModulePathKey, current_module_qualified_name_);
   return node;
 }
 

@@ -1,0 +1,44 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// well_known.h: the metadata keys and call targets that more than one part of
+// FX for C++ agrees on, named once.
+//
+// Metadata keys (Node::meta, Graph::meta). Keys starting with `_` are
+// bookkeeping handed from one tool to another; fxrun's table leaves them out,
+// JSON keeps them.
+//
+//   kModulePathKey        "module_path": the qualified name of the module a node
+//                         came from (ModulePathTracer, inline);
+//   kTagKey               "tag": the seed's TaggingTracer;
+//   kExecOrderKey         "exec_order" (graph meta): FSDP's execution order;
+//   kTorchScriptTypeKey   "_torchscript_type": a placeholder's TorchScript type
+//                         (`Tensor`, `Optional[int]`), set by the tracer; the
+//                         runtime checks caller inputs against it;
+//   kNumResultsKey        "_num_results": how many results a call_function of a
+//                         multi-result operator returns (its `operator.getitem`
+//                         users select them).
+//
+// Targets of call_function nodes that the tracer records and the runtime and
+// passes recognise: torch._assert (input checks; kept by dead-code
+// elimination), operator.getitem, operator.not_, and Python's getattr.
+#ifndef FX_CORE_WELL_KNOWN_H_
+#define FX_CORE_WELL_KNOWN_H_
+
+#include "absl/strings/string_view.h"
+
+namespace fx {
+
+inline constexpr absl::string_view kModulePathKey = "module_path";
+inline constexpr absl::string_view kTagKey = "tag";
+inline constexpr absl::string_view kExecOrderKey = "exec_order";
+inline constexpr absl::string_view kTorchScriptTypeKey = "_torchscript_type";
+inline constexpr absl::string_view kNumResultsKey = "_num_results";
+
+inline constexpr absl::string_view kAssertTarget = "torch._assert";
+inline constexpr absl::string_view kGetItemTarget = "operator.getitem";
+inline constexpr absl::string_view kNotTarget = "operator.not_";
+inline constexpr absl::string_view kGetAttrTarget = "getattr";
+
+}  // namespace fx
+
+#endif  // FX_CORE_WELL_KNOWN_H_
