@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/last_uses.h"
 #include "core/naming.h"
 #include "core/python_operators.h"
 #include "core/well_known.h"
@@ -480,16 +481,8 @@ std::string format_tabular(const Graph& graph, const std::vector<std::string>& m
 }
 
 std::string python_code(const Graph& graph) {
-  // A value is freed right after its last use, the user that comes last in the
-  // graph (torch.fx's `user_to_last_uses`). Indexed by node order.
-  graph.ensure_order();
-  const uint64_t bound = graph.order_bound();
-  std::unique_ptr<uint64_t[]> last_user(new uint64_t[bound]);
-  for (const Node* n : graph.nodes()) {
-    uint64_t last = Graph::order_of(*n);  // unused values are never freed
-    for (const Node* user : n->users()) last = std::max(last, Graph::order_of(*user));
-    last_user[Graph::order_of(*n)] = last;
-  }
+  // A value is freed right after its last use (torch.fx's `user_to_last_uses`).
+  const LastUses last_uses(graph);
 
   std::string signature = "def forward(self";
   std::string body;
@@ -556,8 +549,7 @@ std::string python_code(const Graph& graph) {
     }
     // The inputs whose last use this is, in order of first appearance.
     bool any_freed = false;
-    for (const Node* input : n->input_nodes()) {
-      if (last_user[Graph::order_of(*input)] != Graph::order_of(*n)) continue;
+    for (const Node* input : last_uses.freed_after(*n)) {
       body += any_freed ? " = " : ";  ";
       body += input->name();
       any_freed = true;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/last_uses.h"
 #include "core/naming.h"
 #include "core/printer.h"
 #include "core/python_operators.h"
@@ -206,16 +207,11 @@ absl::Status Interpreter::build_plan() {
     plan->nodes.push_back(std::move(p));
   }
   // Release each value after its last user.
-  std::vector<size_t> index_of_slot(plan->bound, 0);
-  for (size_t i = 0; i < plan->nodes.size(); ++i) index_of_slot[plan->nodes[i].slot] = i;
-  for (const NodePlan& p : plan->nodes) {
-    uint64_t last = 0;
-    bool used = false;
-    for (const Node* user : p.node->users()) {
-      last = std::max(last, Graph::order_of(*user));
-      used = true;
+  const LastUses last_uses(graph);
+  for (NodePlan& p : plan->nodes) {
+    for (const Node* dead : last_uses.freed_after(*p.node)) {
+      p.release.push_back(Graph::order_of(*dead));
     }
-    if (used) plan->nodes[index_of_slot[last]].release.push_back(p.slot);
   }
   plan_ = std::move(plan);
   plan_version_ = graph.version();
