@@ -283,7 +283,7 @@ TEST(GraphTest, NodeCopyRemapsArgumentsAndKeepsMeta) {
   EXPECT_EQ(copy->name(), "relu");
   EXPECT_EQ(copy->args()[0].to_node(), y);
   EXPECT_EQ(copy->kwarg("k")->to_node(), y);
-  EXPECT_EQ(copy->meta().find("tag")->as_string(), "foo");
+  EXPECT_EQ(copy->meta().find("tag")->to_string(), "foo");
   EXPECT_TRUE(copy->is_impure());
   EXPECT_THAT(y->users(), ElementsAre(copy));
 }
@@ -317,7 +317,7 @@ TEST(GraphTest, CopyIsDeepAndKeepsNames) {
   EXPECT_EQ(node_names(*c), node_names(g));
   EXPECT_EQ(format_graph(*c), format_graph(g));
   EXPECT_EQ(c->meta(), g.meta());
-  EXPECT_EQ(c->find_node("relu")->meta().find("tag")->as_string(), "foo");
+  EXPECT_EQ(c->find_node("relu")->meta().find("tag")->to_string(), "foo");
   EXPECT_EQ(&map.at(g.find_node("add"))->graph(), c.get());
   EXPECT_TRUE(c->lint().ok()) << c->lint();
   // Independent: changing the copy leaves the original alone.
@@ -330,7 +330,7 @@ TEST(GraphTest, CopyIsDeepAndKeepsNames) {
 TEST(GraphTest, GraphMetaIsAvailable) {
   Graph g;
   g.meta().set("exec_order", MetaValue::List{"conv1", "bn1"});
-  EXPECT_EQ(g.meta().find("exec_order")->as_list().size(), 2u);
+  EXPECT_EQ(g.meta().find("exec_order")->to_list().size(), 2u);
 }
 
 #ifndef NDEBUG

@@ -8,7 +8,7 @@
 // int, double, string, lists of values and nested maps.
 //
 //   node->meta().set("module_path", "layer1.0.conv1");
-//   if (const fx::MetaValue* v = node->meta().find("tag")) use(v->as_string());
+//   if (const fx::MetaValue* v = node->meta().find("tag")) use(v->to_string());
 //   graph.meta().set("exec_order", fx::MetaValue::List{...});
 //
 // Iteration follows insertion order, so printed and serialised metadata is
@@ -94,15 +94,16 @@ class MetaValue {
   bool is_list() const { return kind() == Kind::kList; }
   bool is_map() const { return kind() == Kind::kMap; }
 
-  // Accessors; each requires the matching kind (std::bad_variant_access otherwise).
-  bool as_bool() const { return std::get<bool>(value_); }
-  int64_t as_int() const { return std::get<int64_t>(value_); }
-  double as_double() const { return std::get<double>(value_); }
-  const std::string& as_string() const { return std::get<std::string>(value_); }
-  const List& as_list() const { return std::get<List>(value_); }
-  List& as_list() { return std::get<List>(value_); }
-  const Meta& as_map() const { return std::get<Meta>(value_); }
-  Meta& as_map() { return std::get<Meta>(value_); }
+  // Accessors, named as Argument's are; each requires the matching kind
+  // (std::bad_variant_access otherwise).
+  bool to_bool() const { return std::get<bool>(value_); }
+  int64_t to_int() const { return std::get<int64_t>(value_); }
+  double to_double() const { return std::get<double>(value_); }
+  const std::string& to_string() const { return std::get<std::string>(value_); }
+  const List& to_list() const { return std::get<List>(value_); }
+  List& to_list() { return std::get<List>(value_); }
+  const Meta& to_map() const { return std::get<Meta>(value_); }
+  Meta& to_map() { return std::get<Meta>(value_); }
 
   bool operator==(const MetaValue& other) const { return value_ == other.value_; }
   bool operator!=(const MetaValue& other) const { return !(*this == other); }

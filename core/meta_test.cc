@@ -14,8 +14,8 @@ TEST(MetaTest, KeepsInsertionOrderAndOverwritesInPlace) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : m) keys.push_back(k);
   EXPECT_EQ(keys, (std::vector<std::string>{"b", "a"}));
-  EXPECT_DOUBLE_EQ(m.find("b")->as_double(), 2.5);
-  EXPECT_EQ(m.find("a")->as_string(), "x");
+  EXPECT_DOUBLE_EQ(m.find("b")->to_double(), 2.5);
+  EXPECT_EQ(m.find("a")->to_string(), "x");
   EXPECT_EQ(m.find("missing"), nullptr);
   EXPECT_TRUE(m.erase("b"));
   EXPECT_FALSE(m.erase("b"));
@@ -34,13 +34,13 @@ TEST(MetaTest, HoldsTypedValuesListsAndNestedMaps) {
   inner.set("params", MetaValue::List{"layer1.0.conv1.weight"});
   m["usage"] = inner;
   EXPECT_TRUE(m.find("tag")->is_string());
-  EXPECT_EQ(m.find("count")->as_int(), 3);
-  EXPECT_TRUE(m.find("flag")->as_bool());
-  EXPECT_EQ(m.find("order")->as_list()[1].as_string(), "bn1");
-  EXPECT_EQ(m.find("usage")->as_map().find("module")->as_string(), "layer1.0");
+  EXPECT_EQ(m.find("count")->to_int(), 3);
+  EXPECT_TRUE(m.find("flag")->to_bool());
+  EXPECT_EQ(m.find("order")->to_list()[1].to_string(), "bn1");
+  EXPECT_EQ(m.find("usage")->to_map().find("module")->to_string(), "layer1.0");
   Meta copy = m;
   EXPECT_EQ(copy, m);
-  copy.find("usage")->as_map().set("module", "other");
+  copy.find("usage")->to_map().set("module", "other");
   EXPECT_NE(copy, m);  // deep copy
   EXPECT_TRUE(MetaValue().is_none());
 }

@@ -75,7 +75,7 @@ TEST(NodeTest, ReplaceAllUsesWithHonoursTheFilterAndCanPropagateMeta) {
   EXPECT_THAT(relu->users(), ElementsAre(a));
   EXPECT_THAT(sig->users(), ElementsAre(b));
   EXPECT_EQ(b->args()[0], Argument::List({sig, sig}));
-  EXPECT_EQ(sig->meta().find("tag")->as_string(), "foo");
+  EXPECT_EQ(sig->meta().find("tag")->to_string(), "foo");
 
   a->replace_input_with(relu, sig);
   EXPECT_THAT(relu->users(), IsEmpty());

@@ -348,18 +348,18 @@ std::string python_repr(const Argument& arg) {
 std::string format_meta_value(const MetaValue& value) {
   // Inside a list or map, strings are quoted as Python's repr quotes them.
   auto item = [](const MetaValue& v) {
-    return v.is_string() ? python_string_repr(v.as_string()) : format_meta_value(v);
+    return v.is_string() ? python_string_repr(v.to_string()) : format_meta_value(v);
   };
   switch (value.kind()) {
     case MetaValue::Kind::kNone: return "None";
-    case MetaValue::Kind::kBool: return value.as_bool() ? "True" : "False";
-    case MetaValue::Kind::kInt: return absl::StrCat(value.as_int());
-    case MetaValue::Kind::kDouble: return python_float_repr(value.as_double());
-    case MetaValue::Kind::kString: return value.as_string();
+    case MetaValue::Kind::kBool: return value.to_bool() ? "True" : "False";
+    case MetaValue::Kind::kInt: return absl::StrCat(value.to_int());
+    case MetaValue::Kind::kDouble: return python_float_repr(value.to_double());
+    case MetaValue::Kind::kString: return value.to_string();
     case MetaValue::Kind::kList: {
       std::string out = "[";
       bool first = true;
-      for (const MetaValue& v : value.as_list()) {
+      for (const MetaValue& v : value.to_list()) {
         if (!first) out += ", ";
         first = false;
         out += item(v);
@@ -369,7 +369,7 @@ std::string format_meta_value(const MetaValue& value) {
     case MetaValue::Kind::kMap: {
       std::string out = "{";
       bool first = true;
-      for (const auto& [k, v] : value.as_map()) {
+      for (const auto& [k, v] : value.to_map()) {
         if (!first) out += ", ";
         first = false;
         absl::StrAppend(&out, python_string_repr(k), ": ", item(v));

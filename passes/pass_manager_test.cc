@@ -96,7 +96,7 @@ TEST_F(PassManagerTest, RunsThePipelineInOrder) {
   GraphModule gm = module_with_dead_code();
   PassContext ctx(registry_);
   ASSERT_TRUE(pm->run(gm, ctx).ok());
-  EXPECT_EQ(gm.meta().find("count")->as_int(), 3);  // x, relu, output
+  EXPECT_EQ(gm.meta().find("count")->to_int(), 3);  // x, relu, output
   EXPECT_THAT(ctx.warnings(), ElementsAre("counted"));
   EXPECT_EQ(pm->pipeline_text(), "dce,count");
 }

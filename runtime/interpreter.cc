@@ -85,7 +85,7 @@ absl::Status node_error(const Node& node, absl::string_view message) {
 absl::Status check_input_type(const Node& node, size_t index, const c10::IValue& value) {
   std::string annotation;
   if (const MetaValue* t = node.meta().find(kTorchScriptTypeKey); t != nullptr && t->is_string()) {
-    annotation = t->as_string();
+    annotation = t->to_string();
   } else if (node.type() == "torch.Tensor") {
     annotation = "Tensor";
   } else {

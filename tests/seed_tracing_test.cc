@@ -139,7 +139,7 @@ class TaggingTracer : public TracerExtension {
 bool assert_all_nodes_have_tags(const Graph& g) {
   for (const Node* n : g.nodes()) {
     const MetaValue* tag = n->meta().find("tag");
-    if (tag == nullptr || !tag->is_string() || tag->as_string() != "foo") return false;
+    if (tag == nullptr || !tag->is_string() || tag->to_string() != "foo") return false;
   }
   return true;
 }

@@ -288,7 +288,7 @@ int run(int argc, char** argv) {
   configure_tracer(tracer);
   std::string model_path = user_path(absl::GetFlag(FLAGS_model));
   if (model_path.empty()) {
-    model_path = find_runfile(runfiles.get(), "tests/fixtures/resnet18.pt");
+    model_path = find_runfile(runfiles.get(), "tools/models/resnet18.pt");
     if (model_path.empty()) fail("no --model given and the bundled ResNet-18 is not in the runfiles");
   }
   if (std::FILE* f = std::fopen(model_path.c_str(), "rb")) {

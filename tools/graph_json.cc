@@ -62,20 +62,20 @@ Json meta_to_json(const MetaValue& value) {
     case MetaValue::Kind::kNone:
       return nullptr;
     case MetaValue::Kind::kBool:
-      return value.as_bool();
+      return value.to_bool();
     case MetaValue::Kind::kInt:
-      return value.as_int();
+      return value.to_int();
     case MetaValue::Kind::kDouble:
-      return float_to_json(value.as_double());
+      return float_to_json(value.to_double());
     case MetaValue::Kind::kString:
-      return value.as_string();
+      return value.to_string();
     case MetaValue::Kind::kList: {
       Json items = Json::array();
-      for (const MetaValue& v : value.as_list()) items.push_back(meta_to_json(v));
+      for (const MetaValue& v : value.to_list()) items.push_back(meta_to_json(v));
       return items;
     }
     case MetaValue::Kind::kMap:
-      return meta_to_json(value.as_map());
+      return meta_to_json(value.to_map());
   }
   return nullptr;
 }

@@ -82,7 +82,7 @@ absl::Status TraceEngine::run_construct(const jit::Node* n, Frame& frame) {
       }
     }
     if (whole != nullptr && whole->meta().find(kNumResultsKey) != nullptr &&
-        whole->meta().find(kNumResultsKey)->as_int() == static_cast<int64_t>(inputs.size())) {
+        whole->meta().find(kNumResultsKey)->to_int() == static_cast<int64_t>(inputs.size())) {
       frame.values[n->output()] = TraceValue::traced(aliases_.current(whole));
       return absl::OkStatus();
     }

@@ -92,10 +92,10 @@ TEST(InlineTest, MetadataIsCarriedWithTheInlinedModulesPath) {
   ASSERT_TRUE(gm.ok());
   ASSERT_TRUE(run(*gm, {{"modules", "layer1.0.conv1,layer1.0.bn1"}}).ok());
   Node* conv = gm->graph().find_nodes(Op::kCallFunction, "aten::conv2d").at(0);
-  EXPECT_EQ(conv->meta().find("module_path")->as_string(), "layer1.0.conv1");
-  EXPECT_EQ(conv->meta().find("tag")->as_string(), "bar");
+  EXPECT_EQ(conv->meta().find("module_path")->to_string(), "layer1.0.conv1");
+  EXPECT_EQ(conv->meta().find("tag")->to_string(), "bar");
   Node* weight = gm->graph().find_nodes(Op::kGetAttr, "layer1.0.bn1.running_mean").at(0);
-  EXPECT_EQ(weight->meta().find("module_path")->as_string(), "layer1.0.bn1");
+  EXPECT_EQ(weight->meta().find("module_path")->to_string(), "layer1.0.bn1");
   EXPECT_EQ(weight->name(), "layer1_0_bn1_running_mean");
 }
 

@@ -16,7 +16,7 @@ using ::testing::ElementsAre;
 
 std::vector<std::string> strings(const MetaValue& list) {
   std::vector<std::string> out;
-  for (const MetaValue& v : list.as_list()) out.push_back(v.as_string());
+  for (const MetaValue& v : list.to_list()) out.push_back(v.to_string());
   return out;
 }
 
@@ -29,21 +29,21 @@ TEST(ExecOrderTest, ResNet18MatchesTheSeedsAlgorithmRunByTorchFx) {
 
   std::ifstream in(testing::fixture_path("resnet18.exec_order.json"));
   const nlohmann::json want = nlohmann::json::parse(in);
-  const Meta& got = gm->meta().find("exec_order")->as_map();
+  const Meta& got = gm->meta().find("exec_order")->to_map();
 
   EXPECT_EQ(strings(*got.find("module_forward_order")),
             want["module_forward_order"].get<std::vector<std::string>>());
   EXPECT_EQ(strings(*got.find("param_forward_order")),
             want["param_forward_order"].get<std::vector<std::string>>());
-  const Meta& usage = got.find("module_param_usage")->as_map();
+  const Meta& usage = got.find("module_param_usage")->to_map();
   ASSERT_EQ(usage.size(), want["module_param_usage"].size());
   for (const auto& [module, groups] : want["module_param_usage"].items()) {
     const MetaValue* ours = usage.find(module);
     ASSERT_NE(ours, nullptr) << module;
-    ASSERT_EQ(ours->as_list().size(), groups.size()) << module;
+    ASSERT_EQ(ours->to_list().size(), groups.size()) << module;
     for (size_t i = 0; i < groups.size(); ++i) {
-      const Meta& group = ours->as_list()[i].as_map();
-      EXPECT_EQ(group.find("module")->as_string(), groups[i]["module"].get<std::string>());
+      const Meta& group = ours->to_list()[i].to_map();
+      EXPECT_EQ(group.find("module")->to_string(), groups[i]["module"].get<std::string>());
       EXPECT_EQ(strings(*group.find("params")), groups[i]["params"].get<std::vector<std::string>>());
     }
   }

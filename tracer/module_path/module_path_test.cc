@@ -23,7 +23,7 @@ TEST(ModulePathTest, ResNet18NodesCarryTheSeedsModulePaths) {
   for (const Node* n : gm->graph().nodes()) {
     const MetaValue* path = n->meta().find("module_path");
     got.push_back(std::string(absl::StripTrailingAsciiWhitespace(absl::StrCat(
-        "Node ", n->name(), " is from module ", path == nullptr ? "None" : path->as_string()))));
+        "Node ", n->name(), " is from module ", path == nullptr ? "None" : path->to_string()))));
   }
   EXPECT_EQ(got, want);
 }

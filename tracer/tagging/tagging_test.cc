@@ -23,7 +23,7 @@ TEST(TaggingTest, EveryNodeOfM2IsTaggedFooByDefault) {
     ASSERT_TRUE(gm.ok()) << gm.status();
     for (const Node* n : gm->graph().nodes()) {
       ASSERT_NE(n->meta().find("tag"), nullptr) << n->name();
-      EXPECT_EQ(n->meta().find("tag")->as_string(), *tag ? tag : "foo") << n->name();
+      EXPECT_EQ(n->meta().find("tag")->to_string(), *tag ? tag : "foo") << n->name();
     }
   }
 }

@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 //
 // trace_check: traces TorchScript models and checks each trace, for
-// tools/check_torchvision.py (run by hand over the whole torchvision zoo).
+// tests/torchvision/check_torchvision.py (run by hand over the whole
+// torchvision zoo).
 //
 //   trace_check MODEL.pt [REFERENCE.txt] [--leaf_function=NAME ...]
 //

@@ -2,10 +2,10 @@
 """Checks the C++ tracer on every torchvision classification model (by hand).
 
 Usage (from the repository root, with Debian's Python):
-    /usr/bin/python3 tools/check_torchvision.py [MODEL...]
+    /usr/bin/python3 tests/torchvision/check_torchvision.py [MODEL...]
 
 Each model is built with random weights, scripted in eval mode and saved;
-Python's torch.fx records its call_module order; //tools:trace_check traces the
+Python's torch.fx records its call_module order; //tests/torchvision:trace_check traces the
 scripted model in C++, lints it, checks its call_module order against torch.fx
 and its outputs against the scripted model's. Prints a table and exits non-zero
 when a model fails. `bazel test` covers a handful (tests/torchvision_test).
@@ -32,9 +32,9 @@ DEFAULT_MODELS = [
 def main():
     models = sys.argv[1:] or DEFAULT_MODELS
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    subprocess.run(["bazel", "build", "--config=opt", "//tools:trace_check"], cwd=root, check=True,
+    subprocess.run(["bazel", "build", "--config=opt", "//tests/torchvision:trace_check"], cwd=root, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    checker = os.path.join(root, "bazel-out/k8-opt/bin/tools/trace_check")
+    checker = os.path.join(root, "bazel-out/k8-opt/bin/tests/torchvision/trace_check")
     failures = 0
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
