@@ -9,31 +9,11 @@
 namespace fx {
 namespace {
 
-// Appends `text` with everything but printable ASCII escaped.
-void append_escaped(std::string& out, absl::string_view text, char quote) {
-  for (char c : text) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c == '\\' || (quote != 0 && c == quote)) {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u >= 0x7f) {
-      absl::StrAppend(&out, absl::StrFormat("\\x%02x", u));
-    } else {
-      out += c;
-    }
-  }
-}
-
 std::string escaped(absl::string_view text, char quote, size_t max_chars) {
   std::string out;
   const bool cut = text.size() > max_chars;
-  append_escaped(out, cut ? text.substr(0, max_chars) : text, quote);
+  append_python_escaped(out, cut ? text.substr(0, max_chars) : text, quote,
+                        /*escape_non_ascii=*/true);
   if (cut) absl::StrAppend(&out, "... (", text.size(), " characters)");
   return out;
 }
@@ -55,11 +35,35 @@ size_t edit_distance(absl::string_view a, absl::string_view b) {
 
 }  // namespace
 
+void append_python_escaped(std::string& out, absl::string_view text, char quote,
+                           bool escape_non_ascii) {
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\\' || (quote != 0 && c == quote)) {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f || (escape_non_ascii && u > 0x7f)) {
+      absl::StrAppend(&out, absl::StrFormat("\\x%02x", u));
+    } else {
+      out += c;
+    }
+  }
+}
+
+char python_quote_for(absl::string_view text) {
+  return text.find('\'') != absl::string_view::npos && text.find('"') == absl::string_view::npos
+             ? '"'
+             : '\'';
+}
+
 std::string quote_for_message(absl::string_view text) {
-  const char quote =
-      (text.find('\'') != absl::string_view::npos && text.find('"') == absl::string_view::npos)
-          ? '"'
-          : '\'';
+  const char quote = python_quote_for(text);
   return absl::StrCat(std::string(1, quote), escaped(text, quote, kMaxQuotedChars),
                       std::string(1, quote));
 }

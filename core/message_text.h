@@ -41,6 +41,15 @@ inline std::string path_for_message(absl::string_view path) {
   return escape_for_message(path, kMaxPathChars);
 }
 
+// Appends `text` as it is written inside a Python string literal quoted with
+// `quote`: the quote and backslash escaped, \n \r \t, other control
+// characters as \xNN; with `escape_non_ascii`, every byte outside printable
+// ASCII as \xNN too (for terminals; Python's repr keeps printable Unicode).
+void append_python_escaped(std::string& out, absl::string_view text, char quote,
+                           bool escape_non_ascii);
+// The quote Python's repr picks for `text`: ' unless `text` holds ' and no ".
+char python_quote_for(absl::string_view text);
+
 // The candidate closest to `name` by edit distance (empty when none is close).
 std::string closest_name(absl::string_view name, const std::vector<std::string>& candidates);
 // ` (did you mean 'closest'?)` for an error message, or "" when none is close.

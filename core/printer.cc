@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/last_uses.h"
+#include "core/message_text.h"
 #include "core/naming.h"
 #include "core/python_operators.h"
 #include "core/well_known.h"
@@ -249,27 +250,9 @@ std::string python_float_repr(double value) {
 }
 
 std::string python_string_repr(absl::string_view s) {
-  const char quote =
-      (s.find('\'') != absl::string_view::npos && s.find('"') == absl::string_view::npos) ? '"'
-                                                                                         : '\'';
+  const char quote = python_quote_for(s);
   std::string out(1, quote);
-  for (char c : s) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c == quote || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u == 0x7f) {
-      absl::StrAppend(&out, absl::StrFormat("\\x%02x", u));
-    } else {
-      out += c;
-    }
-  }
+  append_python_escaped(out, s, quote, /*escape_non_ascii=*/false);
   out += quote;
   return out;
 }
