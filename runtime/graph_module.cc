@@ -109,6 +109,15 @@ absl::Status GraphModule::add_attribute(const std::string& name, c10::IValue val
   return absl::OkStatus();
 }
 
+void GraphModule::add_function(const std::string& target, torch::jit::StrongFunctionPtr function) {
+  functions_.try_emplace(target, std::move(function));
+}
+
+torch::jit::Function* GraphModule::find_function(absl::string_view target) const {
+  auto it = functions_.find(target);
+  return it == functions_.end() ? nullptr : it->second.function_;
+}
+
 std::string GraphModule::add_tensor_constant(at::Tensor value) {
   std::string name;
   do {
@@ -153,6 +162,7 @@ absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& sour
                                                          std::string class_name) {
   GraphModule result(empty_module(class_name), std::move(graph), class_name);
   if (absl::Status s = result.adopt_referenced(source); !s.ok()) return s;
+  result.functions_ = source.functions_;
   return result;
 }
 

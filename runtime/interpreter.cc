@@ -185,8 +185,11 @@ absl::Status Interpreter::build_plan() {
           } else if (n->target().find('.') != std::string::npos) {
             return node_error(*n, op.status().message());
           }
+        } else if (torch::jit::Function* fn = module_.find_function(n->target())) {
+          // A leaf function the tracer recorded: run through its body.
+          p.function = fn;
         } else if (auto cu = module_.root()._ivalue()->compilation_unit()) {
-          // A leaf function of the model (TraceOptions::leaf_functions).
+          // A function of the model's code, by name.
           const std::string name = absl::StartsWith(n->target(), "__torch__.")
                                        ? n->target()
                                        : absl::StrCat("__torch__.", n->target());

@@ -130,7 +130,7 @@ TEST(FxrunTest, InlineAndDcePipelineShowsTheInlinedCode) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "def forward(self, x):\n"
-            "    relu_1 = torch.ops.aten.relu.default(x);  x = None\n"
+            "    relu_1 = torch.nn.functional.relu(x, inplace = False);  x = None\n"
             "    add = torch.ops.aten.add.Scalar(relu_1, 1.0);  relu_1 = None\n"
             "    return add\n");
 }

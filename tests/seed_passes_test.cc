@@ -49,7 +49,7 @@ TEST_F(SeedPassesTest, InlineReplacesSelfReluInM) {
   EXPECT_THAT(gm->graph().find_nodes(Op::kCallModule), IsEmpty());
   EXPECT_EQ(gm->code(),
             "def forward(self, x):\n"
-            "    relu_1 = torch.ops.aten.relu.default(x);  x = None\n"
+            "    relu_1 = torch.nn.functional.relu(x, inplace = False);  x = None\n"
             "    add = torch.ops.aten.add.Scalar(relu_1, 1.0);  relu_1 = None\n"
             "    return add\n");
   EXPECT_TRUE(at::allclose((*gm)({x})->toTensor(), before));

@@ -2,8 +2,10 @@
 //
 // Modules and their attributes: prim::GetAttr on a module yields a submodule
 // (a Module value), a parameter or buffer (a get_attr node, made once per
-// trace), or a known value (flags, sizes, plain tensor attributes); tensor
-// constants of the code become attributes of the GraphModule.
+// trace; an absent one, such as a convolution's bias=False, is the literal
+// None, as torch.fx passes it), or a known value (flags, sizes, plain tensor
+// attributes); tensor constants of the code become attributes of the
+// GraphModule.
 #include "absl/strings/str_cat.h"
 #include "core/naming.h"
 #include "tracer/trace_engine.h"
@@ -85,7 +87,7 @@ absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
       return absl::OkStatus();
     }
   }
-  if (type.is_parameter(*slot) || type.is_buffer(*slot)) {
+  if ((type.is_parameter(*slot) || type.is_buffer(*slot)) && !value.isNone()) {
     auto [it, inserted] = attribute_nodes_.try_emplace(std::make_pair(owner, *slot), nullptr);
     if (inserted) it->second = parameter_node(qualname());
     frame.values[n->output()] = TraceValue::traced(it->second);

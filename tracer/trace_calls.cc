@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "tracer/call_effects.h"
 #include "tracer/trace_engine.h"
 
 namespace fx {
@@ -19,6 +20,30 @@ namespace {
 bool is_forward_name(absl::string_view name) {
   // DenseNet's layers are called through TorchScript's overload `forward__0`.
   return name == "forward" || absl::StartsWith(name, "forward__");
+}
+
+// The torch.fx target of a function of torch's Python API that torch.fx
+// records as one call (its __torch_function__ hands the whole call to the
+// tracer), or "": public functions of torch.nn.functional and
+// torch.functional. Private helpers (`_canonical_mask`) are traced through, as
+// torch.fx traces through them, except the implementations TorchScript picks
+// for a boolean-dispatched function (`_max_pool2d` for F.max_pool2d), which
+// torch.fx records under the public name.
+std::string torch_fx_function_name(absl::string_view python_name) {
+  for (absl::string_view module : {"torch.nn.functional.", "torch.functional."}) {
+    if (!absl::StartsWith(python_name, module)) continue;
+    absl::string_view name = python_name.substr(module.size());
+    if (name.find('.') != absl::string_view::npos) return "";
+    if (!absl::StartsWith(name, "_")) return std::string(python_name);
+    static constexpr absl::string_view kBooleanDispatched[] = {
+        "max_pool1d",          "max_pool2d",          "max_pool3d",
+        "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+        "fractional_max_pool2d", "fractional_max_pool3d"};
+    for (absl::string_view dispatched : kBooleanDispatched) {
+      if (name.substr(1) == dispatched) return absl::StrCat(module, dispatched);
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -51,30 +76,60 @@ absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
     result = call_method(target, name, std::move(inputs));
   } else {
     // A submodule call: the call_module hook decides between a node and
-    // tracing through.
-    Arguments args;
+    // tracing through. Its arguments as the caller wrote them: `self.lstm(x)`,
+    // not the `(x, None)` TorchScript fills in.
+    auto fn = find_method(target, name);
+    if (!fn.ok()) return error(n, fn.status().message());
+    std::vector<Argument> values;
     for (size_t i = 0; i < inputs.size(); ++i) {
       auto a = to_argument(inputs[i], n->input(i + 1)->type());
       if (!a.ok()) return error(n, a.status().message());
-      args.push_back(std::move(*a));
+      values.push_back(std::move(*a));
     }
+    Arguments args;
+    Kwargs kwargs;
+    split_call_arguments((*fn)->getSchema().arguments(), 1, false, values, &args, &kwargs);
     // Tracing through, behind one pointer (no allocation for the closure).
     struct Callee {
       TraceEngine* engine;
       const ModuleInfo* module;
       const std::string* method;
-    } callee{this, target, &name};
-    const Callee* c = &callee;
+      bool traced_through;
+    } callee{this, target, &name, false};
+    Callee* c = &callee;
     ModuleForward forward = [c](const Arguments& call_args, const Kwargs& call_kwargs) {
+      c->traced_through = true;
       return c->engine->call_method(c->module, *c->method, call_args, call_kwargs);
     };
-    auto called = tracer_.call_module(ModuleRef(target), forward, args, {});
+    auto called = tracer_.call_module(ModuleRef(target), forward, args, kwargs);
     if (!called.ok()) return called.status();
+    if (!callee.traced_through && called->is_node() &&
+        called->to_node()->op() == Op::kCallModule) {
+      // A leaf: what its body does to its arguments, the graph must know.
+      apply_call_effects(called->to_node(), values, module_call_effects(target->module));
+    }
     result = from_argument(*called, n->output()->type());
   }
   if (!result.ok()) return result.status();
   frame.values[n->output()] = std::move(*result);
   return absl::OkStatus();
+}
+
+std::string TraceEngine::leaf_function_target(const std::string& python_name) const {
+  const TraceOptions& options = tracer_.options();
+  if (std::find(options.leaf_functions.begin(), options.leaf_functions.end(), python_name) !=
+      options.leaf_functions.end()) {
+    return python_name;
+  }
+  std::string target = torch_fx_function_name(python_name);
+  if (target.empty()) return "";
+  for (const std::string& through : options.trace_through_functions) {
+    if (python_name == through || target == through ||
+        absl::StartsWith(python_name, absl::StrCat(through, "."))) {
+      return "";
+    }
+  }
+  return target;
 }
 
 absl::Status TraceEngine::run_call_function(const jit::Node* n, Frame& frame) {
@@ -83,28 +138,66 @@ absl::Status TraceEngine::run_call_function(const jit::Node* n, Frame& frame) {
   jit::Function* fn = fn_type->function();
   std::vector<TraceValue> inputs = inputs_of(n, frame);
   inputs.erase(inputs.begin());
-  const auto& leaves = tracer_.options().leaf_functions;
-  if (!leaves.empty()) {
-    const std::string python_name = python_qualified_name(fn->qualname().qualifiedName());
-    if (std::find(leaves.begin(), leaves.end(), python_name) != leaves.end()) {
-      // A leaf function (torch.fx's wrap): one node, run by the interpreter.
-      const auto& params = fn->getSchema().arguments();
-      Arguments args;
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        auto a = to_argument(inputs[i], i < params.size() ? params[i].real_type() : nullptr);
-        if (!a.ok()) return error(n, a.status().message());
-        args.push_back(std::move(*a));
+  const std::string python_name = python_qualified_name(fn->qualname().qualifiedName());
+  seen_functions_.insert(python_name);
+  const std::string target = leaf_function_target(python_name);
+  if (target.empty()) {
+    auto result = call_graph(*jit::toGraphFunction(*fn).graph(), nullptr, std::move(inputs),
+                             Context{nullptr, nullptr, fn});
+    if (!result.ok()) return result.status();
+    frame.values[n->output()] = std::move(*result);
+    return absl::OkStatus();
+  }
+  // A leaf function: one call_function node, run by the runtime through the
+  // function's body.
+  const auto& params = fn->getSchema().arguments();
+  std::vector<Argument> values;
+  std::vector<c10::optional<c10::IValue>> known;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto a = to_argument(inputs[i], i < params.size() ? params[i].real_type() : nullptr);
+    if (!a.ok()) return error(n, a.status().message());
+    values.push_back(std::move(*a));
+    known.push_back(inputs[i].is_known() ? c10::optional<c10::IValue>(inputs[i].known_value())
+                                         : c10::nullopt);
+  }
+  Arguments args;
+  Kwargs kwargs;
+  if (torch_fx_function_name(python_name).empty()) {
+    // A function the user made a leaf: as the caller most likely wrote it.
+    split_call_arguments(params, 0, false, values, &args, &kwargs);
+  } else {
+    // torch's own functions, as their __torch_function__ hands them to
+    // torch.fx: the parameters before the first one with a default
+    // positionally, every other one by keyword.
+    size_t positional = 0;
+    while (positional < params.size() && !params[positional].default_value() &&
+           !params[positional].kwarg_only()) {
+      ++positional;
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i < positional || i >= params.size()) {
+        args.push_back(values[i]);
+      } else {
+        kwargs.emplace_back(params[i].name(), values[i]);
       }
-      Node* node = tracer_.create_proxy(Op::kCallFunction, python_name, std::move(args), {});
-      frame.values[n->output()] = TraceValue::traced(node);
-      return absl::OkStatus();
     }
   }
-  auto result = call_graph(*jit::toGraphFunction(*fn).graph(), nullptr, std::move(inputs),
-                           Context{nullptr, nullptr, fn});
-  if (!result.ok()) return result.status();
-  frame.values[n->output()] = std::move(*result);
+  Node* node = tracer_.create_proxy(Op::kCallFunction, target, std::move(args), std::move(kwargs));
+  gm_.add_function(target, jit::StrongFunctionPtr(unit_, fn));
+  apply_call_effects(node, values, function_call_effects(unit_, *fn, known));
+  frame.values[n->output()] = TraceValue::traced(node);
   return absl::OkStatus();
+}
+
+void TraceEngine::apply_call_effects(Node* call, const std::vector<Argument>& arguments,
+                                     const CallEffects& effects) {
+  for (size_t i = 0; i < arguments.size() && i < effects.writes.size(); ++i) {
+    if (!effects.writes[i] && !effects.aliased[i]) continue;
+    for_each_node(arguments[i], [&](Node* argument) {
+      if (effects.writes[i]) call->set_impure(true);
+      if (effects.aliased[i]) aliases_.record_view(call, argument);
+    });
+  }
 }
 
 }  // namespace tracer_internal

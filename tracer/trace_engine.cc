@@ -172,18 +172,38 @@ absl::StatusOr<TraceValue> TraceEngine::call_method(const ModuleInfo* self,
 absl::StatusOr<Argument> TraceEngine::call_method(const ModuleInfo* self,
                                                   const std::string& method,
                                                   const Arguments& args, const Kwargs& kwargs) {
-  if (!kwargs.empty()) {
-    return absl::InvalidArgumentError("keyword arguments to a scripted forward are not supported");
-  }
   auto fn = find_method(self, method);
   if (!fn.ok()) return fn.status();
   jit::Graph& graph = *jit::toGraphFunction(**fn).graph();
-  // Each argument as the method's parameter type says (after self).
-  const auto params = graph.inputs();
+  // Bind the arguments to the method's parameters (after self) as Python
+  // does: positional, then by keyword, then defaults.
+  const auto& params = (*fn)->getSchema().arguments();
+  const size_t count = params.empty() ? 0 : params.size() - 1;
+  if (args.size() > count) {
+    return absl::InvalidArgumentError(absl::StrCat(describe(Context{self, &method, *fn}), " takes ",
+                                                   count, " arguments but was given ", args.size()));
+  }
   std::vector<TraceValue> inputs;
-  inputs.reserve(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    inputs.push_back(from_argument(args[i], i + 1 < params.size() ? params[i + 1]->type() : nullptr));
+  inputs.reserve(count);
+  size_t kwargs_used = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const c10::Argument& param = params[i + 1];
+    const c10::TypePtr type = graph.inputs()[i + 1]->type();
+    if (i < args.size()) {
+      inputs.push_back(from_argument(args[i], type));
+    } else if (const Argument* kw = find_kwarg(kwargs, param.name())) {
+      inputs.push_back(from_argument(*kw, type));
+      ++kwargs_used;
+    } else if (param.default_value()) {
+      inputs.push_back(TraceValue::known(*param.default_value()));
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(describe(Context{self, &method, *fn}),
+                                                     " is missing argument '", param.name(), "'"));
+    }
+  }
+  if (kwargs_used != kwargs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(describe(Context{self, &method, *fn}),
+                                                   " got a keyword argument it does not take"));
   }
   auto out = call_graph(graph, self, std::move(inputs), Context{self, &method, *fn});
   if (!out.ok()) return out.status();

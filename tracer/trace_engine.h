@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -53,6 +54,7 @@ namespace fx {
 namespace tracer_internal {
 
 namespace jit = torch::jit;
+struct CallEffects;
 
 // The values of one running method or function graph.
 struct Frame {
@@ -64,11 +66,21 @@ struct Frame {
 // for Tensor (unannotated Python arguments are Tensors in TorchScript).
 std::string annotation_for(const c10::TypePtr& type);
 
+// `values` for the parameters params[first...] as a call records them, the
+// way Python code would most likely have written the call (TorchScript fills
+// every default in): positional arguments without the trailing ones equal to
+// their default, keyword-only ones (unless equal to their default) as kwargs.
+void split_call_arguments(const std::vector<c10::Argument>& params, size_t first, bool vararg,
+                          const std::vector<Argument>& values, Arguments* args, Kwargs* kwargs);
+
 class TraceEngine {
  public:
   TraceEngine(Tracer& tracer, GraphModule& gm) : tracer_(tracer), gm_(gm) {}
 
+  // The module the trace starts in (its code's compilation unit holds the
+  // functions it calls).
   const ModuleInfo* root_info(const torch::jit::Module& module, const std::string& qualname) {
+    unit_ = module._ivalue()->compilation_unit();
     return module_info(module._ivalue(), qualname);
   }
   AliasTracker& aliases() { return aliases_; }
@@ -125,6 +137,13 @@ class TraceEngine {
                                              const std::string& method) const;
   absl::Status run_call_method(const jit::Node* n, Frame& frame);
   absl::Status run_call_function(const jit::Node* n, Frame& frame);
+  // The target a call of function `python_name` is recorded under when it is
+  // a leaf function (TraceOptions::leaf_functions, or torch's own API as
+  // torch.fx records it), or "" to trace through.
+  std::string leaf_function_target(const std::string& python_name) const;
+  // Marks what a leaf call (`call`) does to its arguments (call_effects.h).
+  void apply_call_effects(Node* call, const std::vector<Argument>& arguments,
+                          const CallEffects& effects);
 
   // ---- trace_control_flow.cc ---------------------------------------------------
   absl::Status run_if(const jit::Node* n, Frame& frame);
@@ -135,8 +154,19 @@ class TraceEngine {
   // ---- trace_containers.cc -----------------------------------------------------
   absl::Status run_construct(const jit::Node* n, Frame& frame);
   absl::Status run_unpack(const jit::Node* n, Frame& frame);
-  // List operations on lists built in the code; sets `handled` when it did.
-  absl::Status run_list_operator(const jit::Node* n, Frame& frame, bool* handled);
+  // Operations on containers of the trace (and reads of tuples the graph
+  // holds); sets `handled` when it ran the operation.
+  absl::Status run_container_operator(const jit::Node* n, Frame& frame, bool* handled);
+  absl::Status run_list_operation(const jit::Node* n, Frame& frame, const TraceValue& list,
+                                  bool* handled);
+  absl::Status run_dict_operation(const jit::Node* n, Frame& frame, const TraceValue& dict,
+                                  bool* handled);
+  // The elements of a sequence value; `expected` elements of a node that
+  // holds a sequence.
+  absl::StatusOr<std::vector<TraceValue>> elements_of(const TraceValue& v, const c10::TypePtr& type,
+                                                      size_t expected);
+  absl::StatusOr<Argument> tuple_to_argument(const std::vector<TraceValue>& items,
+                                             const c10::TypePtr& type);
 
   // ---- trace_operators.cc ------------------------------------------------------
   absl::Status run_operator(const jit::Node* n, Frame& frame);
@@ -155,6 +185,7 @@ class TraceEngine {
 
   Tracer& tracer_;
   GraphModule& gm_;
+  std::shared_ptr<torch::jit::CompilationUnit> unit_;
   AliasTracker aliases_;
   std::deque<ModuleInfo> modules_;
   absl::flat_hash_map<const c10::ivalue::Object*, const ModuleInfo*> module_by_object_;
@@ -179,6 +210,8 @@ class TraceEngine {
   absl::flat_hash_map<std::pair<Node*, int>, Node*> results_;
   // What is being traced, outermost first, for error messages.
   std::vector<Context> context_;
+  // Python names of the functions met, for messages about leaf functions.
+  absl::flat_hash_set<std::string> seen_functions_;
 };
 
 }  // namespace tracer_internal

@@ -58,7 +58,7 @@ const std::string* functional_variant(const c10::FunctionSchema& schema) {
 
 absl::Status TraceEngine::run_operator(const jit::Node* n, Frame& frame) {
   bool handled = false;
-  if (absl::Status s = run_list_operator(n, frame, &handled); !s.ok() || handled) return s;
+  if (absl::Status s = run_container_operator(n, frame, &handled); !s.ok() || handled) return s;
 
   const c10::FunctionSchema& schema = n->schema();
   std::vector<TraceValue> inputs = inputs_of(n, frame);
@@ -97,16 +97,15 @@ absl::Status TraceEngine::run_operator(const jit::Node* n, Frame& frame) {
   }
 
   // Evaluate now what Python would compute while torch.fx traces: operations
-  // on known values that neither take nor make tensors.
+  // whose inputs are all known and hold no tensor, and that make no tensor
+  // (`out is None` for an Optional[Tensor] argument left out, sizes from
+  // module attributes, `self.training and ...`). What a value's declared type
+  // allows does not matter, only what it is.
   bool evaluable = true;
   std::vector<c10::IValue> values;
   for (size_t i = 0; i < inputs.size() && evaluable; ++i) {
-    if (type_contains_tensor(n->input(i)->type())) {
-      evaluable = false;
-      break;
-    }
     auto c = as_known(inputs[i], n->input(i)->type());
-    if (!c) {
+    if (!c || type_contains_tensor(c->type())) {
       evaluable = false;
       break;
     }
@@ -131,24 +130,9 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
     if (!a.ok()) return error(n, a.status().message());
     values.push_back(std::move(*a));
   }
-  // Positional arguments, without trailing ones equal to their default;
-  // keyword-only ones unless equal to their default.
-  auto equals_default = [&](size_t i) {
-    if (i >= params.size() || !params[i].default_value()) return false;
-    auto d = ivalue_to_argument(*params[i].default_value(), params[i].real_type());
-    return d.ok() && *d == values[i];
-  };
   Arguments args;
   Kwargs kwargs;
-  size_t positional = 0;
-  while (positional < params.size() && !params[positional].kwarg_only()) ++positional;
-  if (schema.is_vararg()) positional = values.size();
-  size_t keep = std::min(positional, values.size());
-  while (keep > 0 && equals_default(keep - 1)) --keep;
-  for (size_t i = 0; i < keep; ++i) args.push_back(values[i]);
-  for (size_t i = positional; i < values.size() && i < params.size(); ++i) {
-    if (!equals_default(i)) kwargs.emplace_back(params[i].name(), values[i]);
-  }
+  split_call_arguments(params, 0, schema.is_vararg(), values, &args, &kwargs);
 
   std::string target = operator_name(schema);
   // Indexing a traced list or tuple reads as Python's `x[i]`.

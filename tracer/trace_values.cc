@@ -15,9 +15,54 @@
 namespace fx {
 namespace tracer_internal {
 
+void split_call_arguments(const std::vector<c10::Argument>& params, size_t first, bool vararg,
+                          const std::vector<Argument>& values, Arguments* args, Kwargs* kwargs) {
+  auto equals_default = [&](size_t i) {
+    const size_t p = first + i;
+    if (p >= params.size() || !params[p].default_value()) return false;
+    auto d = ivalue_to_argument(*params[p].default_value(), params[p].real_type());
+    return d.ok() && *d == values[i];
+  };
+  size_t positional = 0;
+  while (first + positional < params.size() && !params[first + positional].kwarg_only()) {
+    ++positional;
+  }
+  if (vararg) positional = values.size();
+  size_t keep = std::min(positional, values.size());
+  while (keep > 0 && equals_default(keep - 1)) --keep;
+  for (size_t i = 0; i < keep; ++i) args->push_back(values[i]);
+  for (size_t i = positional; i < values.size() && first + i < params.size(); ++i) {
+    if (!equals_default(i)) kwargs->emplace_back(params[first + i].name(), values[i]);
+  }
+}
+
 c10::optional<c10::IValue> TraceEngine::as_known(const TraceValue& v,
                                                  const c10::TypePtr& type) const {
   if (v.is_known()) return v.known_value();
+  if (v.is_tuple()) {
+    const auto* tuple_type = type ? type->castRaw<c10::TupleType>() : nullptr;
+    std::vector<c10::IValue> items;
+    const auto& elements = v.tuple_items();
+    for (size_t i = 0; i < elements.size(); ++i) {
+      auto c = as_known(elements[i], tuple_type != nullptr && i < tuple_type->elements().size()
+                                         ? tuple_type->elements()[i]
+                                         : nullptr);
+      if (!c) return c10::nullopt;
+      items.push_back(std::move(*c));
+    }
+    return c10::IValue(c10::ivalue::Tuple::create(std::move(items)));
+  }
+  if (v.is_dict()) {
+    const auto* dict_type = type ? type->castRaw<c10::DictType>() : nullptr;
+    if (dict_type == nullptr) return c10::nullopt;
+    c10::impl::GenericDict dict(dict_type->getKeyType(), dict_type->getValueType());
+    for (const auto& [key, value] : v.dict_items()) {
+      auto c = as_known(value, dict_type->getValueType());
+      if (!c) return c10::nullopt;
+      dict.insert_or_assign(key, std::move(*c));
+    }
+    return c10::IValue(dict);
+  }
   if (!v.is_list()) return c10::nullopt;
   c10::TypePtr element = c10::AnyType::get();
   if (type && type->kind() == c10::TypeKind::ListType) {
@@ -89,7 +134,20 @@ absl::StatusOr<Argument> TraceEngine::to_argument(const TraceValue& v, const c10
     }
     return Argument::List(std::move(items));
   }
-  return absl::InternalError("a container kind the tracer does not convert yet");
+  if (v.is_tuple()) return tuple_to_argument(v.tuple_items(), type);
+  // A dict: string keys (a graph's dicts are Python's keyword-style dicts).
+  const auto* dict_type = type ? type->castRaw<c10::DictType>() : nullptr;
+  Kwargs items;
+  for (const auto& [key, value] : v.dict_items()) {
+    if (!key.isString()) {
+      return absl::InvalidArgumentError(
+          "a dict with keys that are not strings cannot be a value of the graph");
+    }
+    auto a = to_argument(value, dict_type != nullptr ? dict_type->getValueType() : nullptr);
+    if (!a.ok()) return a.status();
+    items.emplace_back(key.toStringRef(), std::move(*a));
+  }
+  return Argument::Dict(std::move(items));
 }
 
 TraceValue TraceEngine::from_argument(const Argument& a, const c10::TypePtr& type) {

@@ -142,6 +142,10 @@ absl::StatusOr<Argument> Tracer::trace_into(GraphModule& gm, absl::string_view m
   current_ = &gm;
   TraceEngine engine(*this, gm);
   const ModuleInfo* info = engine.root_info(*sub, std::string(module_path));
+  // The caller's values: the caller may read them again after this body, so
+  // in-place operations on them stay in place.
+  for_each_node(args, [&](Node* n) { engine.aliases().mark_external(n); });
+  for_each_node(kwargs, [&](Node* n) { engine.aliases().mark_external(n); });
   return engine.call_method(info, "forward", args, kwargs);
 }
 

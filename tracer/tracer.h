@@ -159,8 +159,20 @@ struct TraceOptions {
   // TorchScript functions to record as call_function nodes instead of tracing
   // through, by Python qualified name (`torchvision.models.swin_transformer.
   // shifted_window_attention`, `clip` for a function of the script itself):
-  // torch.fx's `torch.fx.wrap`. The interpreter runs them from the model.
+  // torch.fx's `torch.fx.wrap`. The runtime runs them through their body.
   std::vector<std::string> leaf_functions;
+  // Functions of torch's Python API that torch.fx records as one call
+  // (`torch.nn.functional.interpolate`, `torch.functional.tensordot`: public
+  // functions of torch.nn.functional and torch.functional) are leaf functions
+  // by default, as in torch.fx. These are traced through instead, by
+  // qualified name or by module (`torch.nn.functional.relu`,
+  // `torch.nn.functional`).
+  std::vector<std::string> trace_through_functions;
+  // forward's arguments fixed to a value while tracing (torch.fx's
+  // concrete_args): branches on them are decided, and the graph checks at run
+  // time that the argument has that value (a torch._assert, or torch.fx's
+  // _assert_is_none for None). Values: None, bool, int, float, str.
+  std::vector<std::pair<std::string, Argument>> concrete_args;
 };
 
 class Tracer : public TracerBase {

@@ -1,0 +1,192 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tracer/call_effects.h"
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/alias_analysis.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/inliner.h>
+
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+
+namespace fx {
+namespace tracer_internal {
+namespace {
+
+namespace jit = torch::jit;
+
+// Values TorchScript can fold as constants.
+bool is_primitive(const c10::IValue& v) {
+  return v.isNone() || v.isBool() || v.isInt() || v.isDouble() || v.isString() || v.isDevice();
+}
+
+// Operators that return their input unchanged in some modes although their
+// schema does not say their result aliases it (dropout in eval mode).
+bool may_return_input(const jit::Node* n) {
+  static const c10::Symbol kinds[] = {
+      c10::Symbol::fromQualString("aten::dropout"),
+      c10::Symbol::fromQualString("aten::feature_dropout"),
+      c10::Symbol::fromQualString("aten::alpha_dropout"),
+      c10::Symbol::fromQualString("aten::feature_alpha_dropout"),
+  };
+  for (const c10::Symbol& k : kinds) {
+    if (n->kind() == k) return true;
+  }
+  return false;
+}
+
+template <typename Fn>
+void for_each_node(jit::Block* block, const Fn& fn) {
+  for (jit::Node* n : block->nodes()) {
+    fn(n);
+    for (jit::Block* b : n->blocks()) for_each_node(b, fn);
+  }
+}
+
+// Replaces reads of `self`'s primitive attributes (through submodules too)
+// with constants.
+void fold_attributes(jit::Graph& graph, const c10::intrusive_ptr<c10::ivalue::Object>& self) {
+  absl::flat_hash_map<const jit::Value*, c10::intrusive_ptr<c10::ivalue::Object>> objects;
+  objects.emplace(graph.inputs()[0], self);
+  std::vector<jit::Node*> attribute_reads;
+  for_each_node(graph.block(), [&](jit::Node* n) {
+    if (n->kind() != c10::prim::GetAttr) return;
+    auto owner = objects.find(n->input(0));
+    if (owner == objects.end()) return;
+    const c10::IValue value = owner->second->getAttr(n->s(c10::attr::name));
+    if (value.isObject()) {
+      objects.emplace(n->output(), value.toObject());
+    } else if (is_primitive(value)) {
+      attribute_reads.push_back(n);
+    }
+  });
+  for (jit::Node* n : attribute_reads) {
+    auto owner = objects.find(n->input(0));
+    const c10::IValue value = owner->second->getAttr(n->s(c10::attr::name));
+    jit::WithInsertPoint guard(n);
+    n->output()->replaceAllUsesWith(graph.insertConstant(value));
+  }
+}
+
+CallEffects analyze(std::shared_ptr<jit::Graph> graph,
+                    const c10::intrusive_ptr<c10::ivalue::Object>& self,
+                    const std::vector<c10::optional<c10::IValue>>& known) {
+  jit::Inline(*graph);
+  const size_t first = self ? 1 : 0;
+  if (self) fold_attributes(*graph, self);
+  for (size_t i = 0; i < known.size() && first + i < graph->inputs().size(); ++i) {
+    if (!known[i] || !is_primitive(*known[i])) continue;
+    jit::WithInsertPoint guard(graph->block()->nodes().front());
+    graph->inputs()[first + i]->replaceAllUsesWith(graph->insertConstant(*known[i]));
+  }
+  jit::ConstantPropagation(graph);
+  jit::EliminateDeadCode(graph);
+
+  jit::AliasDb db(graph);
+  const size_t count = graph->inputs().size() - first;
+  CallEffects effects;
+  effects.writes.assign(count, false);
+  effects.aliased.assign(count, false);
+  for (size_t i = 0; i < count; ++i) {
+    jit::Value* input = graph->inputs()[first + i];
+    jit::ValueSet inputs = {input};
+    for_each_node(graph->block(), [&](jit::Node* n) {
+      if (db.writesToAlias(n, inputs)) effects.writes[i] = true;
+      if (may_return_input(n) && db.mayContainAlias(n->input(0), input) &&
+          db.mayContainAlias(n->output(), graph->outputs())) {
+        effects.aliased[i] = true;
+      }
+    });
+    if (db.mayContainAlias(input, graph->outputs())) effects.aliased[i] = true;
+  }
+  return effects;
+}
+
+// A key for the known values (primitive ones; anything else as its kind).
+std::string known_key(const std::vector<c10::optional<c10::IValue>>& known) {
+  std::ostringstream key;
+  for (const auto& v : known) {
+    if (!v) {
+      key << "?|";
+    } else if (is_primitive(*v)) {
+      key << v->tagKind() << ":" << *v << "|";
+    } else {
+      key << v->tagKind() << "|";
+    }
+  }
+  return key.str();
+}
+
+// The primitive attributes of a module tree, in slot order.
+void attribute_key(const c10::ivalue::Object& object, std::ostringstream& key) {
+  for (size_t i = 0; i < object.slots().size(); ++i) {
+    const c10::IValue& v = object.getSlot(i);
+    if (is_primitive(v)) {
+      key << i << "=" << v << ";";
+    } else if (v.isObject()) {
+      key << i << "{";
+      attribute_key(v.toObjectRef(), key);
+      key << "}";
+    }
+  }
+}
+
+struct Cache {
+  absl::Mutex mu;
+  // Keyed by the callee (a type or a function) and the known values. The
+  // types and functions are kept alive by the entries.
+  absl::flat_hash_map<std::pair<const void*, std::string>, std::unique_ptr<CallEffects>> entries
+      ABSL_GUARDED_BY(mu);
+  std::vector<c10::ClassTypePtr> types ABSL_GUARDED_BY(mu);
+  std::vector<std::shared_ptr<jit::CompilationUnit>> units ABSL_GUARDED_BY(mu);
+};
+
+Cache& cache() {
+  static Cache* c = new Cache();
+  return *c;
+}
+
+}  // namespace
+
+const CallEffects& module_call_effects(const torch::jit::Module& module) {
+  const c10::ClassTypePtr type = module.type();
+  std::ostringstream key;
+  attribute_key(*module._ivalue(), key);
+  Cache& c = cache();
+  absl::MutexLock lock(&c.mu);
+  auto [it, inserted] = c.entries.try_emplace(std::make_pair(type.get(), key.str()));
+  if (inserted) {
+    c.types.push_back(type);
+    jit::Function* forward = type->findMethod("forward");
+    if (forward == nullptr) {
+      it->second = std::make_unique<CallEffects>();
+    } else {
+      it->second = std::make_unique<CallEffects>(
+          analyze(jit::toGraphFunction(*forward).graph()->copy(), module._ivalue(), {}));
+    }
+  }
+  return *it->second;
+}
+
+const CallEffects& function_call_effects(const std::shared_ptr<torch::jit::CompilationUnit>& unit,
+                                         torch::jit::Function& function,
+                                         const std::vector<c10::optional<c10::IValue>>& known) {
+  Cache& c = cache();
+  absl::MutexLock lock(&c.mu);
+  auto [it, inserted] = c.entries.try_emplace(std::make_pair(&function, known_key(known)));
+  if (inserted) {
+    c.units.push_back(unit);
+    it->second = std::make_unique<CallEffects>(
+        analyze(jit::toGraphFunction(function).graph()->copy(), {}, known));
+  }
+  return *it->second;
+}
+
+}  // namespace tracer_internal
+}  // namespace fx
