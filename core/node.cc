@@ -216,6 +216,7 @@ struct SideEffectRegistry {
   absl::flat_hash_set<std::string> targets ABSL_GUARDED_BY(mu) = {
       // torch.fx's `_side_effectful_functions`, and their operator forms.
       std::string(kAssertTarget),
+      std::string(kAssertIsNoneTarget),
       "aten::_assert_async",
       "profiler::_record_function_enter",
       "profiler::_record_function_enter_new",

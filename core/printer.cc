@@ -9,18 +9,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "core/last_uses.h"
 #include "core/message_text.h"
 #include "core/naming.h"
-#include "core/python_operators.h"
 #include "core/well_known.h"
 
 namespace fx {
 namespace {
 
-// The two ways torch.fx turns a leaf value into text: str() in the graph
-// printer, repr() in tables and code. They differ for strings and devices.
-enum class Spelling { kStr, kRepr };
+// The ways torch.fx turns a leaf value into text: str() in the graph printer,
+// repr() in tables; code is repr() with what repr() spells in a way Python
+// cannot read back (`device(type='cpu')`, `inf`) written as an expression.
+enum class Spelling { kStr, kRepr, kCode };
 
 void append_leaf(std::string& out, const Argument& arg, Spelling spelling) {
   switch (arg.kind()) {
@@ -34,7 +33,11 @@ void append_leaf(std::string& out, const Argument& arg, Spelling spelling) {
       absl::StrAppend(&out, arg.to_int());
       return;
     case Argument::Kind::kDouble:
-      out += python_float_repr(arg.to_double());
+      if (spelling == Spelling::kCode && !std::isfinite(arg.to_double())) {
+        absl::StrAppend(&out, "float('", python_float_repr(arg.to_double()), "')");
+      } else {
+        out += python_float_repr(arg.to_double());
+      }
       return;
     case Argument::Kind::kString:
       out += spelling == Spelling::kStr ? arg.to_string() : python_string_repr(arg.to_string());
@@ -49,6 +52,10 @@ void append_leaf(std::string& out, const Argument& arg, Spelling spelling) {
       const c10::Device d = arg.to_device();
       if (spelling == Spelling::kStr) {
         out += d.str();
+      } else if (spelling == Spelling::kCode) {
+        absl::StrAppend(&out, "torch.device('", c10::DeviceTypeName(d.type(), true), "'");
+        if (d.has_index()) absl::StrAppend(&out, ", ", static_cast<int>(d.index()));
+        out += ")";
       } else {
         absl::StrAppend(&out, "device(type='", c10::DeviceTypeName(d.type(), true), "'");
         if (d.has_index()) absl::StrAppend(&out, ", index=", static_cast<int>(d.index()));
@@ -87,7 +94,7 @@ void append_dict(std::string& out, const Kwargs& items, Spelling spelling) {
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ", ";
     const std::string& key = items[i].first;
-    absl::StrAppend(&out, spelling == Spelling::kRepr ? python_string_repr(key) : key, ": ");
+    absl::StrAppend(&out, spelling == Spelling::kStr ? key : python_string_repr(key), ": ");
     append_value(out, items[i].second, spelling);
   }
   out += '}';
@@ -128,76 +135,6 @@ bool split_operator_name(absl::string_view target, absl::string_view* ns, absl::
   *overload = dot == absl::string_view::npos ? absl::string_view("default") : rest.substr(dot + 1);
   if (overload->empty()) *overload = "default";
   return true;
-}
-
-// torch.fx's `_format_target`: `self.layer1` + `0.conv1` -> `getattr(self.layer1, "0").conv1`.
-std::string format_attribute_path(std::string base, absl::string_view path) {
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t dot = path.find('.', start);
-    absl::string_view atom = path.substr(start, dot == absl::string_view::npos ? dot : dot - start);
-    if (is_python_identifier(atom)) {
-      absl::StrAppend(&base, ".", atom);
-    } else {
-      base = absl::StrCat("getattr(", base, ", \"", atom, "\")");
-    }
-    if (dot == absl::string_view::npos) break;
-    start = dot + 1;
-  }
-  return base;
-}
-
-// Appends `form` (python_operators.def's "{} + {}") with its `{}`s replaced
-// by the operands' reprs.
-void append_form(std::string& out, absl::string_view form, const Arguments& operands) {
-  size_t next = 0;
-  for (size_t i = 0; i < form.size(); ++i) {
-    if (form[i] == '{' && i + 1 < form.size() && form[i + 1] == '}' && next < operands.size()) {
-      append_repr(out, operands[next++]);
-      ++i;
-    } else {
-      out += form[i];
-    }
-  }
-}
-
-// The whole statement of a call_function of a Python operator, written as
-// Python writes it (`add = x + y`, `x += y;  iadd = x`). Returns false when
-// the node should be printed as a plain call.
-bool format_operator_statement(const Node& node, absl::string_view lhs, std::string& out) {
-  if (!node.kwargs().empty()) return false;
-  const Arguments& args = node.args();
-  if (node.target() == "operator.setitem" && args.size() == 3) {
-    // A statement of its own, with no value.
-    absl::StrAppend(&out, python_repr(args[0]), "[", python_repr(args[1]),
-                    "] = ", python_repr(args[2]), ";  ", lhs, " = None");
-    return true;
-  }
-  const PythonOperator* op = find_python_operator(node.target());
-  if (op == nullptr || static_cast<int>(args.size()) != op->arity()) return false;
-  if (op->kind == PythonOperator::Kind::kInplace) {
-    append_form(out, op->form, args);
-    absl::StrAppend(&out, ";  ", lhs, " = ", python_repr(args[0]));
-    return true;
-  }
-  absl::StrAppend(&out, lhs, " = ");
-  append_form(out, op->form, args);
-  return true;
-}
-
-void append_call_args(std::string& out, const Arguments& args, size_t first, const Kwargs& kwargs) {
-  bool any = false;
-  for (size_t i = first; i < args.size(); ++i) {
-    if (any) out += ", ";
-    append_repr(out, args[i]);
-    any = true;
-  }
-  for (const auto& [key, value] : kwargs) {
-    if (any) out += ", ";
-    absl::StrAppend(&out, key, " = ");
-    append_repr(out, value);
-    any = true;
-  }
 }
 
 // Python's str(): like repr() except for a top-level string or device.
@@ -325,6 +262,12 @@ std::string format_arg(const Argument& arg) {
 std::string python_repr(const Argument& arg) {
   std::string out;
   append_repr(out, arg);
+  return out;
+}
+
+std::string python_code_repr(const Argument& arg) {
+  std::string out;
+  append_value(out, arg, Spelling::kCode);
   return out;
 }
 
@@ -461,88 +404,6 @@ std::string format_tabular(const Graph& graph, const std::vector<std::string>& m
   append_row(rule);
   for (const auto& row : rows) append_row(row);
   return out;
-}
-
-std::string python_code(const Graph& graph) {
-  // A value is freed right after its last use (torch.fx's `user_to_last_uses`).
-  const LastUses last_uses(graph);
-
-  std::string signature = "def forward(self";
-  std::string body;
-  body.reserve(graph.size() * 64);
-  std::string return_annotation;
-  for (const Node* n : graph.nodes()) {
-    if (n->op() == Op::kPlaceholder) {
-      absl::StrAppend(&signature, ", ", n->target());
-      if (!n->type().empty()) absl::StrAppend(&signature, " : ", n->type());
-      if (!n->args().empty()) {
-        signature += " = ";
-        append_repr(signature, n->args()[0]);
-      }
-      std::string raw_name = n->target();
-      raw_name.erase(std::remove(raw_name.begin(), raw_name.end(), '*'), raw_name.end());
-      if (raw_name != n->name()) absl::StrAppend(&body, "    ", n->name(), " = ", raw_name, "\n");
-      continue;  // placeholders free nothing
-    }
-    body += "    ";
-    if (n->op() == Op::kOutput) {
-      if (!n->type().empty()) return_annotation = absl::StrCat(" -> ", n->type());
-      body += "return ";
-      append_repr(body, n->args().empty() ? Argument() : n->args()[0]);
-      body += '\n';
-      continue;  // nothing is freed after the return
-    }
-    std::string typed_name;
-    if (!n->type().empty()) typed_name = absl::StrCat(n->name(), " : ", n->type());
-    const absl::string_view lhs = n->type().empty() ? absl::string_view(n->name()) : typed_name;
-    // `lhs = callee(args[first:], **kwargs)`.
-    auto append_call = [&](const std::string& callee, size_t first) {
-      absl::StrAppend(&body, lhs, " = ", callee, "(");
-      append_call_args(body, n->args(), first, n->kwargs());
-      body += ')';
-    };
-    switch (n->op()) {
-      case Op::kCallMethod:
-        append_call(format_attribute_path(
-                        n->args().empty() ? std::string("None") : python_repr(n->args()[0]),
-                        n->target()),
-                    1);
-        break;
-      case Op::kCallFunction: {
-        if (format_operator_statement(*n, lhs, body)) break;
-        const std::string fn = spell_function_target(n->target(), TargetStyle::kCode);
-        if (fn == kGetAttrTarget && n->args().size() == 2 && n->args()[1].is_string() &&
-            is_python_identifier(n->args()[1].to_string()) && n->kwargs().empty()) {
-          absl::StrAppend(&body, lhs, " = ");
-          append_repr(body, n->args()[0]);
-          absl::StrAppend(&body, ".", n->args()[1].to_string());
-          break;
-        }
-        append_call(fn, 0);
-        break;
-      }
-      case Op::kCallModule:
-        append_call(format_attribute_path("self", n->target()), 0);
-        break;
-      case Op::kGetAttr:
-        absl::StrAppend(&body, lhs, " = ", format_attribute_path("self", n->target()));
-        break;
-      default:
-        break;
-    }
-    // The inputs whose last use this is, in order of first appearance.
-    bool any_freed = false;
-    for (const Node* input : last_uses.freed_after(*n)) {
-      body += any_freed ? " = " : ";  ";
-      body += input->name();
-      any_freed = true;
-    }
-    if (any_freed) body += " = None";
-    body += '\n';
-  }
-  if (body.empty()) body = "    pass\n";
-  absl::StrAppend(&signature, ")", return_annotation, ":\n");
-  return signature + body;
 }
 
 }  // namespace fx

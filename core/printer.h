@@ -58,6 +58,9 @@ std::string python_code(const Graph& graph);
 std::string format_arg(const Argument& arg);
 // An argument as Python's `repr` shows it (nodes by name): `('bilinear', x, 1.0)`.
 std::string python_repr(const Argument& arg);
+// An argument as generated code writes it: repr, except what Python cannot
+// read back from repr (`torch.device('cuda', 0)`, `float('inf')`).
+std::string python_code_repr(const Argument& arg);
 // A metadata value for a table cell: strings unquoted, the rest as Python repr.
 std::string format_meta_value(const MetaValue& value);
 

@@ -125,7 +125,7 @@ TEST(PrinterTest, CodeSpellsOperatorsAttributesAndDefaults) {
             "    getitem = getattr_1[0];  getattr_1 = None\n"
             "    neg = -add;  add = None\n"
             "    view = neg.view(getitem, -1);  neg = getitem = None\n"
-            "    empty = torch.empty((), dtype = torch.float32, device = device(type='cpu'), mode = 'bilinear')\n"
+            "    empty = torch.empty((), dtype = torch.float32, device = torch.device('cpu'), mode = 'bilinear')\n"
             "    return (view, empty)\n");
 }
 
@@ -200,6 +200,32 @@ TEST(PrinterTest, MetaValuesInCells) {
   EXPECT_EQ(format_meta_value(MetaValue(3)), "3");
   EXPECT_EQ(format_meta_value(MetaValue(MetaValue::List{"a", 1})), "['a', 1]");
   EXPECT_EQ(format_meta_value(MetaValue(Meta{{"k", true}})), "{'k': True}");
+}
+
+TEST(PrinterTest, CodeWritesTorchScriptBuiltinsAsPythonSyntax) {
+  // TorchScript's list, dict and str builtins have no torch.ops form Python
+  // can call: the code writes the syntax they stand for.
+  Graph g;
+  Node* l = g.placeholder("l", "typing.List[int]");
+  Node* d = g.placeholder("d", "typing.Dict[str, torch.Tensor]");
+  Node* n = g.call_function("aten::len.t", {l});
+  Node* s = g.call_function("aten::slice.t", {l, 1, Argument(), 2});
+  Node* head = g.call_function("aten::slice.t", {l, Argument(), -1});
+  Node* v = g.call_function("aten::__getitem__.Dict_str", {d, "a"});
+  g.call_function("aten::_set_item.str", {d, "b", v});
+  Node* in = g.call_function("aten::__contains__.str", {d, "b"});
+  Node* inf = g.call_function("aten::full.default", {Argument::List({2}), 1.0 / 0.0});
+  g.output(Argument::Tuple({n, s, head, in, inf}));
+  EXPECT_EQ(python_code(g),
+            "def forward(self, l : typing.List[int], d : typing.Dict[str, torch.Tensor]):\n"
+            "    len_1 = len(l)\n"
+            "    slice_1 = l[1::2]\n"
+            "    slice_2 = l[:-1];  l = None\n"
+            "    getitem = d['a']\n"
+            "    d['b'] = getitem;  _set_item = None;  getitem = None\n"
+            "    contains = 'b' in d;  d = None\n"
+            "    full = torch.ops.aten.full.default([2], float('inf'))\n"
+            "    return (len_1, slice_1, slice_2, contains, full)\n");
 }
 
 }  // namespace

@@ -20,7 +20,8 @@
 //
 // Targets of call_function nodes that the tracer records and the runtime and
 // passes recognise: torch._assert (input checks; kept by dead-code
-// elimination), operator.getitem, operator.not_, and Python's getattr.
+// elimination) and torch.fx's _assert_is_none (concrete_args), operator.getitem,
+// operator.not_, and Python's getattr.
 #ifndef FX_CORE_WELL_KNOWN_H_
 #define FX_CORE_WELL_KNOWN_H_
 
@@ -35,6 +36,8 @@ inline constexpr absl::string_view kTorchScriptTypeKey = "_torchscript_type";
 inline constexpr absl::string_view kNumResultsKey = "_num_results";
 
 inline constexpr absl::string_view kAssertTarget = "torch._assert";
+// torch.fx's check that a concrete_args argument given as None is None.
+inline constexpr absl::string_view kAssertIsNoneTarget = "torch.fx._symbolic_trace._assert_is_none";
 inline constexpr absl::string_view kGetItemTarget = "operator.getitem";
 inline constexpr absl::string_view kNotTarget = "operator.not_";
 inline constexpr absl::string_view kGetAttrTarget = "getattr";

@@ -110,12 +110,20 @@ absl::Status GraphModule::add_attribute(const std::string& name, c10::IValue val
 }
 
 void GraphModule::add_function(const std::string& target, torch::jit::StrongFunctionPtr function) {
-  functions_.try_emplace(target, std::move(function));
+  std::vector<torch::jit::StrongFunctionPtr>& known = functions_[target];
+  for (const auto& f : known) {
+    if (f.function_ == function.function_) return;
+  }
+  known.push_back(std::move(function));
 }
 
-torch::jit::Function* GraphModule::find_function(absl::string_view target) const {
+std::vector<torch::jit::Function*> GraphModule::find_functions(absl::string_view target) const {
+  std::vector<torch::jit::Function*> out;
   auto it = functions_.find(target);
-  return it == functions_.end() ? nullptr : it->second.function_;
+  if (it != functions_.end()) {
+    for (const auto& f : it->second) out.push_back(f.function_);
+  }
+  return out;
 }
 
 std::string GraphModule::add_tensor_constant(at::Tensor value) {

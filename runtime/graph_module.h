@@ -103,10 +103,12 @@ class GraphModule {
   // The TorchScript functions the graph calls as leaf functions, by
   // call_function target (`torch.nn.functional.interpolate`, `mylib.clip`):
   // the runtime runs such a node through its function's body. The tracer
-  // records them; the first function recorded for a target is kept.
+  // records them. A target may have several (TorchScript compiles an
+  // overloaded Python function once per overload); the runtime picks the one
+  // the arguments fit.
   void add_function(const std::string& target, torch::jit::StrongFunctionPtr function);
-  // The function recorded for `target`, or nullptr.
-  torch::jit::Function* find_function(absl::string_view target) const;
+  // The functions recorded for `target`, in the order recorded.
+  std::vector<torch::jit::Function*> find_functions(absl::string_view target) const;
 
   // Graph::lint, then: every get_attr target is an attribute and every
   // call_module target a submodule. Errors name the node and the missing atom.
@@ -130,7 +132,7 @@ class GraphModule {
   std::unique_ptr<Graph> graph_;
   std::string class_name_;
   absl::flat_hash_map<std::string, c10::IValue> own_attributes_;
-  absl::flat_hash_map<std::string, torch::jit::StrongFunctionPtr> functions_;
+  absl::flat_hash_map<std::string, std::vector<torch::jit::StrongFunctionPtr>> functions_;
   int next_tensor_constant_ = 0;
   // version() is this plus the graph's version; set_graph moves it past the
   // old graph's, so the sum only grows.

@@ -23,7 +23,7 @@ namespace fx {
 namespace {
 
 // Natively implemented call_function targets.
-enum class Builtin { kNone, kGetItem, kNot, kPos, kGetAttr, kAssert };
+enum class Builtin { kNone, kGetItem, kNot, kPos, kGetAttr, kAssert, kAssertIsNone };
 
 Builtin builtin_for(absl::string_view target) {
   if (target == kGetItemTarget) return Builtin::kGetItem;
@@ -31,6 +31,7 @@ Builtin builtin_for(absl::string_view target) {
   if (target == "operator.pos") return Builtin::kPos;
   if (target == kGetAttrTarget) return Builtin::kGetAttr;
   if (target == kAssertTarget) return Builtin::kAssert;
+  if (target == kAssertIsNoneTarget) return Builtin::kAssertIsNone;
   return Builtin::kNone;
 }
 
@@ -124,8 +125,13 @@ struct NodePlan {
   bool wrap_first = false;     // reflected operator on a wrapped number
   // call_function of a TorchScript function of the model (a leaf function)
   torch::jit::Function* function = nullptr;
-  // call_module
+  // ... when several TorchScript overloads share the target: chosen at the
+  // first call, by the arguments they accept.
+  std::vector<torch::jit::Function*> function_overloads;
+  // call_module: the submodule's forward, or its TorchScript overloads
+  // (`forward__0`, `forward__1`: nn.LSTM's), one chosen at the first call.
   c10::optional<torch::jit::Method> method;
+  std::vector<torch::jit::Method> method_overloads;
   // get_attr
   c10::IValue attr;
 };
@@ -185,9 +191,10 @@ absl::Status Interpreter::build_plan() {
           } else if (n->target().find('.') != std::string::npos) {
             return node_error(*n, op.status().message());
           }
-        } else if (torch::jit::Function* fn = module_.find_function(n->target())) {
+        } else if (!module_.find_functions(n->target()).empty()) {
           // A leaf function the tracer recorded: run through its body.
-          p.function = fn;
+          p.function_overloads = module_.find_functions(n->target());
+          if (p.function_overloads.size() == 1) p.function = p.function_overloads[0];
         } else if (auto cu = module_.root()._ivalue()->compilation_unit()) {
           // A function of the model's code, by name.
           const std::string name = absl::StartsWith(n->target(), "__torch__.")
@@ -199,9 +206,16 @@ absl::Status Interpreter::build_plan() {
       case Op::kCallModule: {
         auto sub = module_.get_submodule(n->target());
         if (!sub.ok()) return node_error(*n, sub.status().message());
-        auto method = sub->find_method("forward");
-        if (!method) return node_error(*n, "the submodule has no forward method");
-        p.method = *method;
+        if (auto method = sub->find_method("forward")) {
+          p.method = *method;
+          break;
+        }
+        for (const torch::jit::Method& m : sub->get_methods()) {
+          if (absl::StartsWith(m.name(), "forward__")) p.method_overloads.push_back(m);
+        }
+        if (p.method_overloads.empty()) {
+          return node_error(*n, "the submodule has no forward method");
+        }
         break;
       }
       default:
@@ -411,6 +425,13 @@ absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
       }
       return c10::IValue();
     }
+    case Builtin::kAssertIsNone: {
+      if (args.empty() || args.size() > 2) return node_error(node, "expects (value, message)");
+      if (args[0].isNone()) return c10::IValue();
+      const std::string message = args.size() == 2 && args[1].isString() ? args[1].toStringRef()
+                                                                        : "value is not None";
+      return node_error(node, absl::StrCat("assertion failed: ", message));
+    }
     case Builtin::kNone:
       break;
   }
@@ -527,6 +548,18 @@ absl::StatusOr<c10::IValue> Interpreter::call_function(const Node& node,
       return node_error(node, exception_message(e));
     }
   }
+  if (p->function == nullptr && !p->function_overloads.empty()) {
+    for (torch::jit::Function* fn : p->function_overloads) {
+      if (bind_arguments(fn->getSchema(), args, kwargs).ok()) {
+        p->function = fn;
+        break;
+      }
+    }
+    if (p->function == nullptr) {
+      return node_error(node, "none of the TorchScript overloads of the function accepts its "
+                              "arguments");
+    }
+  }
   if (p->function != nullptr) {
     try {
       return (*p->function)(std::move(args), torch::jit::Kwargs(kwargs.begin(), kwargs.end()));
@@ -550,7 +583,21 @@ absl::StatusOr<c10::IValue> Interpreter::call_module(const Node& node,
                                                      std::vector<c10::IValue> args,
                                                      IValueKwargs kwargs) {
   NodePlan* p = find_plan(plan_->nodes, node);
-  if (p == nullptr || !p->method) return node_error(node, "the submodule was not resolved");
+  if (p == nullptr) return node_error(node, "the submodule was not resolved");
+  if (!p->method) {
+    // The overload of forward these arguments fit (self first in its schema).
+    for (const torch::jit::Method& m : p->method_overloads) {
+      std::vector<c10::IValue> with_self = {m.owner()._ivalue()};
+      with_self.insert(with_self.end(), args.begin(), args.end());
+      if (bind_arguments(m.function().getSchema(), std::move(with_self), kwargs).ok()) {
+        p->method = m;
+        break;
+      }
+    }
+    if (!p->method) {
+      return node_error(node, "none of the submodule's forward overloads accepts its arguments");
+    }
+  }
   torch::jit::Kwargs named(kwargs.begin(), kwargs.end());
   try {
     return (*p->method)(std::move(args), named);

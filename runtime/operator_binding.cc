@@ -56,9 +56,19 @@ absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr
   const c10::TypePtr t = without_optional(type);
   // Generic parameters (`t[]` of aten::len.t) accept any value of their shape:
   // TorchScript resolved the type variable when it compiled the call.
-  if (t->kind() == c10::TypeKind::AnyType || t->hasFreeVariables() ||
-      value.type()->isSubtypeOf(*t)) {
-    return value;
+  if (t->kind() == c10::TypeKind::AnyType || value.type()->isSubtypeOf(*t)) return value;
+  if (t->hasFreeVariables()) {
+    // Generic parameters (`t[]` of aten::len.t, `Dict(str, t)`) accept any
+    // value of their shape: TorchScript resolved the type variable when it
+    // compiled the call. A value of another shape (an int for `t[]`) does not
+    // fit, so that overload resolution moves on.
+    const bool fits = (t->kind() == c10::TypeKind::ListType && value.isList()) ||
+                      (t->kind() == c10::TypeKind::DictType && value.isGenericDict()) ||
+                      (t->kind() == c10::TypeKind::TupleType && value.isTuple()) ||
+                      t->kind() == c10::TypeKind::VarType;
+    if (fits) return value;
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", type->repr_str(), " but got ", value.type()->repr_str()));
   }
   switch (t->kind()) {
     case c10::TypeKind::FloatType:

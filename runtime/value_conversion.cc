@@ -20,8 +20,21 @@ absl::Status mismatch(const Argument& arg, const c10::TypePtr& type) {
 
 absl::StatusOr<c10::IValue> infer(const Argument& arg, const NodeValueFn& node_value);
 
-// A list whose IValue type follows its elements: int[], float[], bool[],
-// Tensor[], or a generic list.
+// The type all values share, if they are ints, floats, bools, strings or
+// tensors; Any otherwise.
+c10::TypePtr shared_type(const std::vector<c10::IValue>& values) {
+  auto all = [&](bool (c10::IValue::*is)() const) {
+    return !values.empty() &&
+           std::all_of(values.begin(), values.end(), [is](const c10::IValue& v) { return (v.*is)(); });
+  };
+  if (all(&c10::IValue::isInt)) return c10::IntType::get();
+  if (all(&c10::IValue::isDouble)) return c10::FloatType::get();
+  if (all(&c10::IValue::isBool)) return c10::BoolType::get();
+  if (all(&c10::IValue::isString)) return c10::StringType::get();
+  if (all(&c10::IValue::isTensor)) return c10::TensorType::get();
+  return c10::AnyType::get();
+}
+
 absl::StatusOr<c10::IValue> infer_list(const std::vector<Argument>& items,
                                        const NodeValueFn& node_value) {
   std::vector<c10::IValue> values;
@@ -31,21 +44,7 @@ absl::StatusOr<c10::IValue> infer_list(const std::vector<Argument>& items,
     if (!v.ok()) return v.status();
     values.push_back(std::move(*v));
   }
-  // The element type all values share, if they are ints, floats, bools or tensors.
-  auto all = [&](bool (c10::IValue::*is)() const) {
-    return !values.empty() &&
-           std::all_of(values.begin(), values.end(), [is](const c10::IValue& v) { return (v.*is)(); });
-  };
-  c10::TypePtr element = c10::AnyType::get();
-  if (all(&c10::IValue::isInt)) {
-    element = c10::IntType::get();
-  } else if (all(&c10::IValue::isDouble)) {
-    element = c10::FloatType::get();
-  } else if (all(&c10::IValue::isBool)) {
-    element = c10::BoolType::get();
-  } else if (all(&c10::IValue::isTensor)) {
-    element = c10::TensorType::get();
-  }
+  const c10::TypePtr element = shared_type(values);  // before `values` is moved
   return make_typed_list(element, std::move(values));
 }
 
@@ -76,12 +75,14 @@ absl::StatusOr<c10::IValue> infer(const Argument& arg, const NodeValueFn& node_v
       return c10::IValue(c10::ivalue::Tuple::create(std::move(values)));
     }
     case Argument::Kind::kDict: {
-      c10::impl::GenericDict d(c10::StringType::get(), c10::AnyType::get());
+      std::vector<c10::IValue> values;
       for (const auto& [k, a] : arg.dict_items()) {
         auto v = infer(a, node_value);
         if (!v.ok()) return v.status();
-        d.insert(k, std::move(*v));
+        values.push_back(std::move(*v));
       }
+      c10::impl::GenericDict d(c10::StringType::get(), shared_type(values));
+      for (size_t i = 0; i < values.size(); ++i) d.insert(arg.dict_items()[i].first, values[i]);
       return c10::IValue(d);
     }
     case Argument::Kind::kDtype:

@@ -154,16 +154,17 @@ Cache& cache() {
 
 }  // namespace
 
-const CallEffects& module_call_effects(const torch::jit::Module& module) {
+const CallEffects& module_call_effects(const torch::jit::Module& module, const std::string& method) {
   const c10::ClassTypePtr type = module.type();
   std::ostringstream key;
+  key << method << ":";
   attribute_key(*module._ivalue(), key);
   Cache& c = cache();
   absl::MutexLock lock(&c.mu);
   auto [it, inserted] = c.entries.try_emplace(std::make_pair(type.get(), key.str()));
   if (inserted) {
     c.types.push_back(type);
-    jit::Function* forward = type->findMethod("forward");
+    jit::Function* forward = type->findMethod(method);
     if (forward == nullptr) {
       it->second = std::make_unique<CallEffects>();
     } else {

@@ -35,8 +35,9 @@ struct CallEffects {
   std::vector<bool> aliased;
 };
 
-// Calling `module.forward` (its primitive attributes taken as they are now).
-const CallEffects& module_call_effects(const torch::jit::Module& module);
+// Calling `method` (forward, or a TorchScript overload such as forward__0)
+// of `module`, its primitive attributes taken as they are now.
+const CallEffects& module_call_effects(const torch::jit::Module& module, const std::string& method);
 
 // Calling `function` (of compilation unit `unit`, which the cache keeps
 // alive) with `known` arguments (nullopt for traced ones).

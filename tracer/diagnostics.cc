@@ -39,9 +39,16 @@ std::string source_of(const torch::jit::Node* n) {
 
 std::string at_source(const torch::jit::Node* n) {
   std::string s = source_of(n);
-  // Some nodes (prim::SetAttr) carry no source: the values they consume do.
+  // Some nodes (prim::SetAttr) carry no source: the values they consume, or
+  // the statements around them, do.
   for (size_t i = n->inputs().size(); s.empty() && i > 0; --i) {
     s = source_of(n->inputs()[i - 1]->node());
+  }
+  for (const torch::jit::Node* near = n->prev(); s.empty() && near != nullptr &&
+                                                 near->kind() != c10::prim::Param;
+       near = near->prev()) {
+    s = source_of(near);
+    if (!s.empty()) s = absl::StrCat("(near) ", s);
   }
   return s.empty() ? "" : absl::StrCat(" at ", s);
 }
@@ -60,7 +67,6 @@ std::string leaf_hint(absl::string_view module_class, absl::string_view function
                     module_class,
                     "}; C++: a TracerExtension whose is_leaf_module returns true for it)");
   }
-  if (hint.empty()) hint = "make the module or function that contains it a leaf";
   return hint;
 }
 

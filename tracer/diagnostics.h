@@ -32,10 +32,10 @@ std::string source_of(const torch::jit::Node* n);
 std::string at_source(const torch::jit::Node* n);
 
 // How to get past what symbolic tracing cannot follow, for the module class
-// `module_class` ("" when not in a module) and the function `function` ("" when
-// not in a function): "make BasicBlock a leaf module (fxrun:
+// `module_class` ("" when not in a submodule) and the function `function` (""
+// when not in a function): "make BasicBlock a leaf module (fxrun:
 // --tracer=...,leaf_policy{leaves=BasicBlock}; C++: a TracerExtension whose
-// is_leaf_module returns true for it) ...".
+// is_leaf_module returns true for it) ..."; "" when neither is given.
 std::string leaf_hint(absl::string_view module_class, absl::string_view function);
 
 // Python's str.format for the `{}` placeholders TorchScript compiles f-strings

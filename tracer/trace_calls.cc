@@ -22,14 +22,38 @@ bool is_forward_name(absl::string_view name) {
   return name == "forward" || absl::StartsWith(name, "forward__");
 }
 
-// The torch.fx target of a function of torch's Python API that torch.fx
-// records as one call (its __torch_function__ hands the whole call to the
-// tracer), or "": public functions of torch.nn.functional and
-// torch.functional. Private helpers (`_canonical_mask`) are traced through, as
+// The torch.fx target of a function that torch.fx records as one call, or "":
+// public functions of torch.nn.functional and torch.functional (their
+// __torch_function__ hands the whole call to the tracer), and the functions
+// libraries wrap for torch.fx. Private helpers (`_canonical_mask`) are traced through, as
 // torch.fx traces through them, except the implementations TorchScript picks
 // for a boolean-dispatched function (`_max_pool2d` for F.max_pool2d), which
 // torch.fx records under the public name.
 std::string torch_fx_function_name(absl::string_view python_name) {
+  // Functions libraries register with torch.fx.wrap when Python imports them
+  // (torchvision 0.14), which torch.fx users therefore get as leaves.
+  static constexpr absl::string_view kWrappedByLibraries[] = {
+      "torchvision.ops.drop_block.drop_block2d",
+      "torchvision.ops.drop_block.drop_block3d",
+      "torchvision.ops.roi_align.roi_align",
+      "torchvision.ops.roi_pool.roi_pool",
+      "torchvision.ops.ps_roi_align.ps_roi_align",
+      "torchvision.ops.ps_roi_pool.ps_roi_pool",
+      "torchvision.ops.stochastic_depth.stochastic_depth",
+      "torchvision.ops.poolers._setup_scales",
+      "torchvision.ops.poolers._filter_input",
+      "torchvision.ops.poolers._multiscale_roi_align",
+      "torchvision.models.swin_transformer._patch_merging_pad",
+      "torchvision.models.swin_transformer._get_relative_position_bias",
+      "torchvision.models.swin_transformer.shifted_window_attention",
+      "torchvision.models.video.mvit._unsqueeze",
+      "torchvision.models.video.mvit._squeeze",
+      "torchvision.models.video.mvit._add_rel_pos",
+      "torchvision.models.video.mvit._add_shortcut",
+  };
+  for (absl::string_view wrapped : kWrappedByLibraries) {
+    if (python_name == wrapped) return std::string(python_name);
+  }
   for (absl::string_view module : {"torch.nn.functional.", "torch.functional."}) {
     if (!absl::StartsWith(python_name, module)) continue;
     absl::string_view name = python_name.substr(module.size());
@@ -106,7 +130,7 @@ absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
     if (!callee.traced_through && called->is_node() &&
         called->to_node()->op() == Op::kCallModule) {
       // A leaf: what its body does to its arguments, the graph must know.
-      apply_call_effects(called->to_node(), values, module_call_effects(target->module));
+      apply_call_effects(called->to_node(), values, module_call_effects(target->module, name));
     }
     result = from_argument(*called, n->output()->type());
   }
@@ -162,8 +186,9 @@ absl::Status TraceEngine::run_call_function(const jit::Node* n, Frame& frame) {
   }
   Arguments args;
   Kwargs kwargs;
-  if (torch_fx_function_name(python_name).empty()) {
-    // A function the user made a leaf: as the caller most likely wrote it.
+  if (!absl::StartsWith(python_name, "torch.")) {
+    // A function wrapped by the user or a library (torch.fx.wrap records the
+    // call as written): as the caller most likely wrote it.
     split_call_arguments(params, 0, false, values, &args, &kwargs);
   } else {
     // torch's own functions, as their __torch_function__ hands them to

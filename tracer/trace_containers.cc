@@ -221,6 +221,27 @@ absl::Status TraceEngine::run_container_operator(const jit::Node* n, Frame& fram
       return absl::OkStatus();
     }
   }
+  // dict(pairs): `OrderedDict([(k, v) for k, v in zip(names, results)])`.
+  if (kind == c10::aten::dict && container.is_list()) {
+    std::vector<std::pair<c10::IValue, TraceValue>> items;
+    for (const TraceValue& pair : container.list_items()) {
+      auto kv = elements_of(pair, nullptr, 2);
+      if (!kv.ok() || kv->size() != 2 || !(*kv)[0].is_known()) {
+        return untraceable(n, "dict() of pairs whose keys depend on an input");
+      }
+      const c10::IValue key = (*kv)[0].known_value();
+      auto it = std::find_if(items.begin(), items.end(),
+                             [&](const auto& existing) { return existing.first == key; });
+      if (it != items.end()) {
+        it->second = (*kv)[1];
+      } else {
+        items.emplace_back(key, (*kv)[1]);
+      }
+    }
+    frame.values[n->output()] = TraceValue::dict(std::move(items));
+    *handled = true;
+    return absl::OkStatus();
+  }
   if (container.is_list()) return run_list_operation(n, frame, container, handled);
   if (container.is_dict()) return run_dict_operation(n, frame, container, handled);
   return absl::OkStatus();

@@ -4,10 +4,14 @@
 // known run like Python runs them while torch.fx traces (the taken branch,
 // the loop unrolled). A branch on a traced value that only raises is an input
 // check: the other branch is the program, and the check becomes a
-// torch._assert node (or is dropped). Other control flow on traced values
+// torch._assert node (or is dropped). `a and b` / `a or b` on traced
+// conditions, which TorchScript compiles to a value-producing if, become
+// operator.and_ / operator.or_, so a compound input check is one assertion. Other control flow on traced values
 // cannot be followed, by this tracer or by torch.fx: an error that says how
 // to get past it.
 #include "absl/strings/str_cat.h"
+#include "core/well_known.h"
+#include "runtime/value_conversion.h"
 #include "tracer/trace_engine.h"
 #include "core/well_known.h"
 
@@ -20,6 +24,27 @@ bool raises(const jit::Block* b) {
     if (x->kind() == c10::prim::RaiseException) return true;
   }
   return false;
+}
+
+// True for a block that only computes values without side effects and
+// makes no tensor: constants, non-mutating operators on sizes and flags,
+// and nested conditions of the same kind. What TorchScript makes of the
+// right-hand side of `a and b`, `a or b`.
+bool computes_a_condition(const jit::Block* b) {
+  for (const jit::Node* x : b->nodes()) {
+    if (x->kind() == c10::prim::Constant) continue;
+    if (x->kind() == c10::prim::If) {
+      for (const jit::Block* inner : x->blocks()) {
+        if (!computes_a_condition(inner)) return false;
+      }
+      continue;
+    }
+    if (x->maybeSchema() == nullptr || x->schema().is_mutable()) return false;
+    for (const jit::Value* out : x->outputs()) {
+      if (type_contains_tensor(out->type())) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -42,6 +67,9 @@ absl::Status TraceEngine::run_if(const jit::Node* n, Frame& frame) {
   const jit::Block* taken = nullptr;
   if (cond.is_known() && cond.known_value().isBool()) {
     taken = n->blocks()[cond.known_value().toBool() ? 0 : 1];
+  } else if (n->outputs().size() == 1 && n->output()->type()->kind() == c10::TypeKind::BoolType &&
+             computes_a_condition(n->blocks()[0]) && computes_a_condition(n->blocks()[1])) {
+    return run_boolean_if(n, cond, frame);
   } else {
     const bool then_raises = raises(n->blocks()[0]);
     const bool else_raises = raises(n->blocks()[1]);
@@ -68,6 +96,56 @@ absl::Status TraceEngine::run_if(const jit::Node* n, Frame& frame) {
     TraceValue out = lookup(frame, taken->outputs()[i]);  // copied: inserting may move the table
     frame.values[n->outputs()[i]] = std::move(out);
   }
+  return absl::OkStatus();
+}
+
+absl::Status TraceEngine::run_boolean_if(const jit::Node* n, const TraceValue& cond,
+                                         Frame& frame) {
+  // `c ? a : b` on booleans, with both sides computed (they are side-effect
+  // free): (c and a) or (not c and b), simplified where a side is known, so
+  // `a and b` is one operator.and_ and `a or b` one operator.or_.
+  auto c = to_argument(cond, n->input(0)->type());
+  if (!c.ok()) return error(n, c.status().message());
+  std::vector<TraceValue> sides;
+  for (const jit::Block* block : n->blocks()) {
+    if (absl::Status s = run_block(block, frame); !s.ok()) return s;
+    sides.push_back(lookup(frame, block->outputs()[0]));
+  }
+  auto known_bool = [](const TraceValue& v) -> c10::optional<bool> {
+    if (v.is_known() && v.known_value().isBool()) return v.known_value().toBool();
+    return c10::nullopt;
+  };
+  auto call = [&](absl::string_view target, Arguments args) -> Argument {
+    return tracer_.create_proxy(Op::kCallFunction, target, std::move(args), {});
+  };
+  const c10::optional<bool> then_known = known_bool(sides[0]);
+  const c10::optional<bool> else_known = known_bool(sides[1]);
+  Argument result;
+  if (then_known && else_known) {
+    if (*then_known == *else_known) {
+      frame.values[n->output()] = TraceValue::known(*then_known);
+      return absl::OkStatus();
+    }
+    result = *then_known ? *c : call(kNotTarget, {*c});
+  } else {
+    auto then_arg = to_argument(sides[0], n->output()->type());
+    auto else_arg = to_argument(sides[1], n->output()->type());
+    if (!then_arg.ok()) return error(n, then_arg.status().message());
+    if (!else_arg.ok()) return error(n, else_arg.status().message());
+    if (else_known && !*else_known) {
+      result = call("operator.and_", {*c, *then_arg});
+    } else if (then_known && *then_known) {
+      result = call("operator.or_", {*c, *else_arg});
+    } else if (else_known) {  // else is true
+      result = call("operator.or_", {call(kNotTarget, {*c}), *then_arg});
+    } else if (then_known) {  // then is false
+      result = call("operator.and_", {call(kNotTarget, {*c}), *else_arg});
+    } else {
+      result = call("operator.or_", {call("operator.and_", {*c, *then_arg}),
+                                     call("operator.and_", {call(kNotTarget, {*c}), *else_arg})});
+    }
+  }
+  frame.values[n->output()] = TraceValue::traced(result);
   return absl::OkStatus();
 }
 

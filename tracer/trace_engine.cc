@@ -7,15 +7,54 @@
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/constants.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tracer/diagnostics.h"
 
 namespace fx {
 namespace tracer_internal {
 
+namespace {
+
+// A TorchScript type as an annotation Python can evaluate with `torch` and
+// `typing` imported, as torch.fx writes them: `typing.Optional[torch.Tensor]`.
+std::string python_annotation(const c10::TypePtr& type) {
+  auto join = [](const std::string& head, c10::ArrayRef<c10::TypePtr> types) {
+    std::string out = head + "[";
+    for (size_t i = 0; i < types.size(); ++i) {
+      absl::StrAppend(&out, i > 0 ? ", " : "", python_annotation(types[i]));
+    }
+    return out + "]";
+  };
+  switch (type->kind()) {
+    case c10::TypeKind::TensorType:
+      return "torch.Tensor";
+    case c10::TypeKind::OptionalType:
+      return join("typing.Optional", type->containedTypes());
+    case c10::TypeKind::ListType:
+      return join("typing.List", type->containedTypes());
+    case c10::TypeKind::DictType:
+      return join("typing.Dict", type->containedTypes());
+    case c10::TypeKind::TupleType:
+      if (type->expectRef<c10::TupleType>().name()) break;  // a NamedTuple class
+      return join("typing.Tuple", type->containedTypes());
+    case c10::TypeKind::NoneType:
+      return "None";
+    case c10::TypeKind::DeviceObjType:
+      return "torch.device";
+    case c10::TypeKind::AnyType:
+      return "typing.Any";
+    default:
+      break;
+  }
+  return type->annotation_str();
+}
+
+}  // namespace
+
 std::string annotation_for(const c10::TypePtr& type) {
   if (type->kind() == c10::TypeKind::TensorType) return "";
-  return type->annotation_str();
+  return python_annotation(type);
 }
 
 std::string TraceEngine::describe(const Context& c) const {
@@ -35,24 +74,41 @@ absl::Status TraceEngine::error(const jit::Node* n, absl::string_view what,
 }
 
 absl::Status TraceEngine::untraceable(const jit::Node* n, absl::string_view what) const {
-  // The innermost function and the innermost module other than the root:
-  // making either a leaf gets past `n`.
+  // What a leaf would get past `n`: the innermost function (before any module
+  // method), and the innermost submodule whose forward contains it (a leaf
+  // replaces a forward call; other methods are always traced through).
   std::string function;
   std::string module_class;
+  bool in_method = false;
   for (auto it = context_.rbegin(); it != context_.rend(); ++it) {
     if (it->self == nullptr) {
-      if (function.empty() && module_class.empty()) {
+      if (function.empty() && module_class.empty() && !in_method) {
         function = python_qualified_name(it->function->qualname().qualifiedName());
       }
-    } else if (!it->self->qualname.empty()) {
-      module_class = it->self->cls->class_name;
-      break;
+      continue;
     }
+    if (!absl::StartsWith(*it->method, "forward")) {
+      in_method = true;
+      continue;
+    }
+    if (!it->self->qualname.empty()) module_class = it->self->cls->class_name;
+    break;
   }
-  return error(n, what,
-               absl::StrCat(leaf_hint(module_class, function),
-                            " (as torch.fx users do), or compute the condition from module "
-                            "attributes"));
+  std::string fix = leaf_hint(module_class, function);
+  if (n->kind() == c10::prim::If || n->kind() == c10::prim::Loop) {
+    if (fix.empty()) {
+      // In the root module's own code: only forward's arguments can be fixed.
+      fix = "if it depends on an argument of forward, fix that argument's value while tracing "
+            "(fxrun: --concrete-args=NAME=VALUE; C++: TraceOptions::concrete_args); or move it "
+            "into a function or submodule and make that a leaf (fxrun: --leaf-functions=... or "
+            "--tracer=module_path,leaf_policy{leaves=...})";
+    }
+    absl::StrAppend(&fix, "; or compute the condition from module attributes");
+  } else if (fix.empty()) {
+    fix = "a model that does this cannot be traced symbolically (nor by torch.fx); trace the "
+          "modules around it instead";
+  }
+  return error(n, what, fix);
 }
 
 absl::StatusOr<TraceValue> TraceEngine::call_graph(jit::Graph& graph, const ModuleInfo* self,

@@ -147,6 +147,8 @@ class TraceEngine {
 
   // ---- trace_control_flow.cc ---------------------------------------------------
   absl::Status run_if(const jit::Node* n, Frame& frame);
+  // An if on a traced condition that computes a bool without side effects.
+  absl::Status run_boolean_if(const jit::Node* n, const TraceValue& cond, Frame& frame);
   absl::Status run_loop(const jit::Node* n, Frame& frame);
   // The message an `if cond: raise ...` block raises, as far as it is known.
   std::string raise_message(const jit::Block* block) const;

@@ -10,14 +10,16 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "core/naming.h"
 #include "core/printer.h"
+#include "core/python_operators.h"
+#include "core/well_known.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 #include "tracer/diagnostics.h"
 #include "tracer/trace_engine.h"
-#include "core/well_known.h"
 
 namespace fx {
 namespace tracer_internal {
@@ -52,6 +54,28 @@ const std::string* functional_variant(const c10::FunctionSchema& schema) {
     }
   }
   return it->second.get();
+}
+
+// The target an operator is recorded under: its exact overload, except that
+// operators on Python values (no tensor among the parameters: ints, floats,
+// lists, strings) that stand for Python's operators are recorded as those, as
+// torch.fx records Python code (`operator.mul` for aten::mul.int,
+// `operator.add` for list concatenation aten::add.t, `operator.getitem` for
+// indexing a list, a tuple or a dict).
+std::string python_level_target(const c10::FunctionSchema& schema) {
+  const std::string& name = schema.name();
+  if (name == "prim::TupleIndex" || name == "aten::__getitem__") return std::string(kGetItemTarget);
+  if (name == "aten::__not__") return std::string(kNotTarget);
+  for (const c10::Argument& param : schema.arguments()) {
+    if (type_contains_tensor(param.type())) return operator_name(schema);
+  }
+  for (const PythonOperator& op : python_operators()) {
+    if (op.kind == PythonOperator::Kind::kInplace) continue;
+    for (absl::string_view aten : absl::StrSplit(op.aten, '|')) {
+      if (aten == name) return absl::StrCat(kOperatorModulePrefix, op.name);
+    }
+  }
+  return operator_name(schema);
 }
 
 }  // namespace
@@ -111,8 +135,25 @@ absl::Status TraceEngine::run_operator(const jit::Node* n, Frame& frame) {
     }
     values.push_back(std::move(*c));
   }
-  for (const jit::Value* out : n->outputs()) evaluable = evaluable && !type_contains_tensor(out->type());
+  for (size_t i = 0; i < n->outputs().size(); ++i) {
+    // Outputs must not be tensors, except a new empty list or dict that will
+    // hold them (`OrderedDict()` is aten::dict()), which evaluate() turns into
+    // a container of the trace.
+    const c10::TypePtr& type = n->outputs()[i]->type();
+    const bool new_container =
+        (type->kind() == c10::TypeKind::ListType || type->kind() == c10::TypeKind::DictType) &&
+        i < schema.returns().size() && schema.returns()[i].alias_info() == nullptr;
+    evaluable = evaluable && (new_container || !type_contains_tensor(type));
+  }
   if (evaluable) return evaluate(n, values, frame);
+  // A traced value put into a list or dict the trace does not hold (one read
+  // from a module attribute): the change could not be followed.
+  if (schema.is_mutable() && !inputs.empty() && inputs[0].is_known() &&
+      (inputs[0].known_value().isList() || inputs[0].known_value().isGenericDict())) {
+    return untraceable(n, absl::StrCat(n->kind().toQualString(),
+                                       " stores a traced value in a container that forward did "
+                                       "not build (a module attribute?)"));
+  }
   return record_operator(n, schema, inputs, frame);
 }
 
@@ -134,9 +175,7 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
   Kwargs kwargs;
   split_call_arguments(params, 0, schema.is_vararg(), values, &args, &kwargs);
 
-  std::string target = operator_name(schema);
-  // Indexing a traced list or tuple reads as Python's `x[i]`.
-  if (target == "aten::__getitem__.t" || target == "prim::TupleIndex") target = std::string(kGetItemTarget);
+  std::string target = python_level_target(schema);
   Node* mutated = nullptr;
   bool functionalized = false;
   const bool mutable_schema = schema.is_mutable();
@@ -198,8 +237,27 @@ absl::Status TraceEngine::evaluate(const jit::Node* n, const std::vector<c10::IV
   }
   const size_t outs = n->outputs().size();
   if (stack.size() < outs) return error(n, "the operator returned too few values");
+  const c10::FunctionSchema* schema = n->maybeSchema();
   for (size_t i = 0; i < outs; ++i) {
-    frame.values[n->outputs()[i]] = TraceValue::known(std::move(stack[stack.size() - outs + i]));
+    c10::IValue value = std::move(stack[stack.size() - outs + i]);
+    // A new list or dict (`OrderedDict()`, `list(...)`: a result the schema
+    // does not say aliases an input) is a container of the trace, which the
+    // code may fill with traced values.
+    const bool fresh = schema != nullptr && i < schema->returns().size() &&
+                       schema->returns()[i].alias_info() == nullptr;
+    if (fresh && value.isList()) {
+      std::vector<TraceValue> items;
+      for (const c10::IValue& e : value.toList()) items.push_back(TraceValue::known(e));
+      frame.values[n->outputs()[i]] = TraceValue::list(std::move(items));
+    } else if (fresh && value.isGenericDict()) {
+      std::vector<std::pair<c10::IValue, TraceValue>> items;
+      for (const auto& kv : value.toGenericDict()) {
+        items.emplace_back(kv.key(), TraceValue::known(kv.value()));
+      }
+      frame.values[n->outputs()[i]] = TraceValue::dict(std::move(items));
+    } else {
+      frame.values[n->outputs()[i]] = TraceValue::known(std::move(value));
+    }
   }
   return absl::OkStatus();
 }

@@ -151,11 +151,41 @@ absl::StatusOr<Argument> TraceEngine::to_argument(const TraceValue& v, const c10
 }
 
 TraceValue TraceEngine::from_argument(const Argument& a, const c10::TypePtr& type) {
-  if (a.contains_node()) return TraceValue::traced(a);
-  auto v = argument_to_ivalue(a, type);
-  if (v.ok()) return TraceValue::known(std::move(*v));
-  auto inferred = argument_to_ivalue(a, nullptr);
-  return TraceValue::known(inferred.ok() ? std::move(*inferred) : c10::IValue());
+  if (!a.contains_node()) {
+    auto v = argument_to_ivalue(a, type);
+    if (v.ok()) return TraceValue::known(std::move(*v));
+    auto inferred = argument_to_ivalue(a, nullptr);
+    return TraceValue::known(inferred.ok() ? std::move(*inferred) : c10::IValue());
+  }
+  // Containers of graph values (a caller's list of tensors, a backbone's dict
+  // of features) become containers of the trace, so the code can take them
+  // apart with known lengths and keys.
+  const c10::TypePtr t = without_optional(type);
+  auto element_type = [&](size_t i) -> c10::TypePtr {
+    if (!t) return nullptr;
+    if (t->kind() == c10::TypeKind::ListType) return t->expectRef<c10::ListType>().getElementType();
+    if (t->kind() == c10::TypeKind::TupleType) {
+      const auto& elements = t->expectRef<c10::TupleType>().elements();
+      return i < elements.size() ? elements[i] : nullptr;
+    }
+    if (t->kind() == c10::TypeKind::DictType) return t->expectRef<c10::DictType>().getValueType();
+    return nullptr;
+  };
+  if (a.is_sequence()) {
+    std::vector<TraceValue> items;
+    for (size_t i = 0; i < a.elements().size(); ++i) {
+      items.push_back(from_argument(a.elements()[i], element_type(i)));
+    }
+    return a.is_list() ? TraceValue::list(std::move(items)) : TraceValue::tuple(std::move(items));
+  }
+  if (a.is_dict()) {
+    std::vector<std::pair<c10::IValue, TraceValue>> items;
+    for (const auto& [key, value] : a.dict_items()) {
+      items.emplace_back(c10::IValue(key), from_argument(value, element_type(0)));
+    }
+    return TraceValue::dict(std::move(items));
+  }
+  return TraceValue::traced(a);
 }
 
 }  // namespace tracer_internal

@@ -6,9 +6,12 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/message_text.h"
+#include "core/printer.h"
+#include "core/well_known.h"
 #include "runtime/value_conversion.h"
 #include "tracer/trace_engine.h"
-#include "core/well_known.h"
 
 namespace fx {
 
@@ -109,11 +112,27 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
 
   // forward's arguments (after self) become placeholders.
   const c10::FunctionSchema& schema = fn->getSchema();
+  std::vector<std::string> names;
+  for (size_t i = 1; i < schema.arguments().size(); ++i) names.push_back(schema.arguments()[i].name());
+  for (const auto& [name, value] : options_.concrete_args) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "concrete_args names ", quote_for_message(name), ", which ", options_.method,
+          " does not take", did_you_mean(name, names), "; its arguments: ",
+          absl::StrJoin(names, ", ")));
+    }
+  }
   std::vector<TraceValue> inputs;
   for (size_t i = 1; i < schema.arguments().size(); ++i) {
     const c10::Argument& a = schema.arguments()[i];
+    const Argument* concrete = nullptr;
+    for (const auto& [name, value] : options_.concrete_args) {
+      if (name == a.name()) concrete = &value;
+    }
     Arguments default_value;
-    if (a.default_value()) {
+    if (concrete != nullptr) {
+      default_value.push_back(*concrete);
+    } else if (a.default_value()) {
       auto d = ivalue_to_argument(*a.default_value(), a.real_type());
       if (d.ok()) default_value.push_back(std::move(*d));
     }
@@ -121,7 +140,28 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
     const std::string annotation = annotation_for(a.type());
     if (!annotation.empty()) p->set_type(annotation);
     p->meta().set(kTorchScriptTypeKey, a.type()->annotation_str());
-    inputs.push_back(TraceValue::traced(p));
+    if (concrete == nullptr) {
+      inputs.push_back(TraceValue::traced(p));
+      continue;
+    }
+    // torch.fx's concrete_args: the value decides the trace, and the graph
+    // checks at run time that the argument still has it.
+    auto known = argument_to_ivalue(*concrete, a.type());
+    if (!known.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("concrete_args: ", python_repr(*concrete), " does not fit argument '",
+                       a.name(), "' of type ", a.type()->annotation_str(), ": ",
+                       known.status().message()));
+    }
+    const std::string message = absl::StrCat(a.name(), " has been specialized to have value ",
+                                             python_repr(*concrete), " but got another value");
+    if (concrete->is_none()) {
+      create_proxy(Op::kCallFunction, kAssertIsNoneTarget, {p, message}, {});
+    } else {
+      Node* eq = create_proxy(Op::kCallFunction, "operator.eq", {p, *concrete}, {});
+      create_proxy(Op::kCallFunction, kAssertTarget, {eq, message}, {});
+    }
+    inputs.push_back(TraceValue::known(std::move(*known)));
   }
   auto result = engine.call_method(root_info, options_.method, std::move(inputs));
   if (!result.ok()) return result.status();

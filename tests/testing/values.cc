@@ -2,6 +2,10 @@
 #include "tests/testing/values.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <fstream>
+#include <iterator>
 
 #include "gtest/gtest.h"
 #include "runtime/value_conversion.h"
@@ -36,15 +40,65 @@ bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why) {
     }
     return true;
   }
+  if (a.isGenericDict() && b.isGenericDict()) {
+    const auto x = a.toGenericDict();
+    const auto y = b.toGenericDict();
+    if (x.size() != y.size()) {
+      *why = "dict sizes differ";
+      return false;
+    }
+    auto yi = y.begin();
+    for (auto xi = x.begin(); xi != x.end(); ++xi, ++yi) {
+      if (xi->key() != yi->key()) {
+        *why = "dict keys differ";
+        return false;
+      }
+      if (!all_close(xi->value(), yi->value(), why)) {
+        *why = "dict value: " + *why;
+        return false;
+      }
+    }
+    return true;
+  }
   if (a == b) return true;
   *why = std::string(a.tagKind()) + " vs " + b.tagKind();
   return false;
 }
 
+c10::IValue deep_clone(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().clone();
+  if (v.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(deep_clone(e));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (v.isList()) {
+    c10::impl::GenericList out(v.toList().elementType());
+    for (const c10::IValue& e : v.toList()) out.push_back(deep_clone(e));
+    return out;
+  }
+  if (v.isGenericDict()) {
+    const auto d = v.toGenericDict();
+    c10::impl::GenericDict out(d.keyType(), d.valueType());
+    for (const auto& kv : d) out.insert(kv.key(), deep_clone(kv.value()));
+    return out;
+  }
+  return v;
+}
+
+std::vector<c10::IValue> load_inputs(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_FALSE(bytes.empty()) << "cannot read inputs " << path;
+  if (bytes.empty()) return {};
+  const c10::IValue inputs = torch::jit::pickle_load(bytes);
+  return sequence_elements(inputs);
+}
+
 namespace {
 std::vector<c10::IValue> clone(const std::vector<c10::IValue>& inputs) {
   std::vector<c10::IValue> out;
-  for (const c10::IValue& v : inputs) out.push_back(v.isTensor() ? c10::IValue(v.toTensor().clone()) : v);
+  for (const c10::IValue& v : inputs) out.push_back(deep_clone(v));
   return out;
 }
 }  // namespace

@@ -29,6 +29,13 @@ void expect_same_outputs(GraphModule& gm, torch::jit::Module module,
 // torchvision models, small tensors for the rest.
 std::vector<c10::IValue> example_inputs(const std::string& fixture);
 
+// A copy of `v` with every tensor in it (in tuples, lists, dicts) cloned.
+c10::IValue deep_clone(const c10::IValue& v);
+
+// The tuple of inputs saved with torch.save at `path` (a NAME.inputs.pt of
+// the corpus), as a list of forward's arguments.
+std::vector<c10::IValue> load_inputs(const std::string& path);
+
 }  // namespace testing
 }  // namespace fx
 

@@ -1,0 +1,244 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// python_code(): a Graph as the Python source of `forward`, torch.fx's
+// `GraphModule.code`, written so that it runs with PyTorch against the
+// module's state (`torch`, `typing` and `operator` imported, as torch.fx's
+// generated code has them in its globals):
+//   * operators with an overload print as `torch.ops.aten.add.Tensor(...)`,
+//     Python-level targets as themselves (`torch.nn.functional.relu(...)`);
+//   * Python's operators as Python writes them (`x + y`, `x[0]`, `x += y`);
+//   * TorchScript's builtins for Python syntax, which `torch.ops` cannot call
+//     (`aten::len.t`, `aten::slice.t`, `aten::__getitem__.Dict_str`,
+//     `aten::_set_item.str`, ...), as that syntax: `len(x)`, `x[1:3]`,
+//     `d['k']`, `d['k'] = v`;
+//   * devices as `torch.device('cpu')`, non-finite floats as `float('inf')`;
+//   * every value set to None after its last use.
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/str_cat.h"
+#include "core/last_uses.h"
+#include "core/naming.h"
+#include "core/printer.h"
+#include "core/python_operators.h"
+#include "core/well_known.h"
+
+namespace fx {
+namespace {
+
+std::string code(const Argument& arg) { return python_code_repr(arg); }
+
+// torch.fx's `_format_target`: `self.layer1` + `0.conv1` -> `getattr(self.layer1, "0").conv1`.
+std::string format_attribute_path(std::string base, absl::string_view path) {
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t dot = path.find('.', start);
+    absl::string_view atom = path.substr(start, dot == absl::string_view::npos ? dot : dot - start);
+    if (is_python_identifier(atom)) {
+      absl::StrAppend(&base, ".", atom);
+    } else {
+      base = absl::StrCat("getattr(", base, ", \"", atom, "\")");
+    }
+    if (dot == absl::string_view::npos) break;
+    start = dot + 1;
+  }
+  return base;
+}
+
+// Appends `form` (python_operators.def's "{} + {}") with its `{}`s replaced
+// by the operands.
+void append_form(std::string& out, absl::string_view form, const Arguments& operands) {
+  size_t next = 0;
+  for (size_t i = 0; i < form.size(); ++i) {
+    if (form[i] == '{' && i + 1 < form.size() && form[i + 1] == '}' && next < operands.size()) {
+      out += code(operands[next++]);
+      ++i;
+    } else {
+      out += form[i];
+    }
+  }
+}
+
+// The whole statement of a call_function of a Python operator, written as
+// Python writes it (`add = x + y`, `x += y;  iadd = x`). Returns false when
+// the node should be printed as a plain call.
+bool format_operator_statement(const Node& node, absl::string_view lhs, std::string& out) {
+  if (!node.kwargs().empty()) return false;
+  const Arguments& args = node.args();
+  if (node.target() == "operator.setitem" && args.size() == 3) {
+    // A statement of its own, with no value.
+    absl::StrAppend(&out, code(args[0]), "[", code(args[1]), "] = ", code(args[2]), ";  ", lhs,
+                    " = None");
+    return true;
+  }
+  const PythonOperator* op = find_python_operator(node.target());
+  if (op == nullptr || static_cast<int>(args.size()) != op->arity()) return false;
+  if (op->kind == PythonOperator::Kind::kInplace) {
+    append_form(out, op->form, args);
+    absl::StrAppend(&out, ";  ", lhs, " = ", code(args[0]));
+    return true;
+  }
+  absl::StrAppend(&out, lhs, " = ");
+  append_form(out, op->form, args);
+  return true;
+}
+
+// The value of positional argument `i`, or `fallback` when it was left out.
+Argument arg_or(const Node& node, size_t i, Argument fallback) {
+  return i < node.args().size() ? node.args()[i] : fallback;
+}
+
+// TorchScript's builtins for Python syntax, written as that syntax. Returns
+// false for other targets.
+bool format_builtin_statement(const Node& node, absl::string_view lhs, std::string& out) {
+  absl::string_view target = node.target();
+  if (!absl::ConsumePrefix(&target, "aten::") || !node.kwargs().empty()) return false;
+  const size_t dot = target.find('.');
+  const absl::string_view name = target.substr(0, dot);
+  const absl::string_view overload =
+      dot == absl::string_view::npos ? absl::string_view() : target.substr(dot + 1);
+  const Arguments& args = node.args();
+  // Tensor overloads are operators `torch.ops` can call.
+  if (overload == "Tensor" || args.empty()) return false;
+  const std::string a0 = code(args[0]);
+  auto set = [&](const std::string& rhs) {
+    absl::StrAppend(&out, lhs, " = ", rhs);
+    return true;
+  };
+  if (name == "len") return set(absl::StrCat("len(", a0, ")"));
+  if (name == "__getitem__" && args.size() == 2) return set(absl::StrCat(a0, "[", code(args[1]), "]"));
+  if (name == "__contains__" && args.size() == 2) return set(absl::StrCat(code(args[1]), " in ", a0));
+  if (name == "__is__" && args.size() == 2) return set(absl::StrCat(a0, " is ", code(args[1])));
+  if (name == "__isnot__" && args.size() == 2) return set(absl::StrCat(a0, " is not ", code(args[1])));
+  if (name == "__not__") return set(absl::StrCat("not ", a0));
+  if (name == "list" || name == "dict" || name == "str") return set(absl::StrCat(name, "(", a0, ")"));
+  if (name == "Int" || name == "Float" || name == "Bool") {
+    return set(absl::StrCat(absl::AsciiStrToLower(name), "(", a0, ")"));
+  }
+  if (name == "keys" || name == "values" || name == "items") {
+    return set(absl::StrCat("list(", a0, ".", name, "())"));
+  }
+  if (name == "slice" && (overload == "t" || overload == "str")) {
+    // l[start:end:step], with what is None or the default left out.
+    const Argument start = arg_or(node, 1, Argument());
+    const Argument end = arg_or(node, 2, Argument());
+    const Argument step = arg_or(node, 3, 1);
+    std::string rhs = absl::StrCat(a0, "[", start.is_none() ? "" : code(start), ":",
+                                   end.is_none() ? "" : code(end));
+    if (!(step.is_int() && step.to_int() == 1)) absl::StrAppend(&rhs, ":", code(step));
+    return set(absl::StrCat(rhs, "]"));
+  }
+  if (name == "_set_item" && args.size() == 3) {
+    // A statement; the list form returns the list.
+    absl::StrAppend(&out, a0, "[", code(args[1]), "] = ", code(args[2]), ";  ", lhs, " = ",
+                    overload == "t" ? a0 : "None");
+    return true;
+  }
+  if ((name == "append" || name == "extend" || name == "insert" || name == "clear" ||
+       name == "update") &&
+      (overload == "t" || overload == "str" || overload.empty())) {
+    std::string call_args;
+    for (size_t i = 1; i < args.size(); ++i) {
+      absl::StrAppend(&call_args, i > 1 ? ", " : "", code(args[i]));
+    }
+    absl::StrAppend(&out, a0, ".", name, "(", call_args, ");  ", lhs, " = ",
+                    name == "append" ? a0 : "None");
+    return true;
+  }
+  return false;
+}
+
+void append_call_args(std::string& out, const Arguments& args, size_t first, const Kwargs& kwargs) {
+  bool any = false;
+  for (size_t i = first; i < args.size(); ++i) {
+    if (any) out += ", ";
+    out += code(args[i]);
+    any = true;
+  }
+  for (const auto& [key, value] : kwargs) {
+    if (any) out += ", ";
+    absl::StrAppend(&out, key, " = ", code(value));
+    any = true;
+  }
+}
+
+}  // namespace
+
+std::string python_code(const Graph& graph) {
+  // A value is freed right after its last use (torch.fx's `user_to_last_uses`).
+  const LastUses last_uses(graph);
+
+  std::string signature = "def forward(self";
+  std::string body;
+  body.reserve(graph.size() * 64);
+  std::string return_annotation;
+  for (const Node* n : graph.nodes()) {
+    if (n->op() == Op::kPlaceholder) {
+      absl::StrAppend(&signature, ", ", n->target());
+      if (!n->type().empty()) absl::StrAppend(&signature, " : ", n->type());
+      if (!n->args().empty()) absl::StrAppend(&signature, " = ", code(n->args()[0]));
+      std::string raw_name = n->target();
+      raw_name.erase(std::remove(raw_name.begin(), raw_name.end(), '*'), raw_name.end());
+      if (raw_name != n->name()) absl::StrAppend(&body, "    ", n->name(), " = ", raw_name, "\n");
+      continue;  // placeholders free nothing
+    }
+    body += "    ";
+    if (n->op() == Op::kOutput) {
+      if (!n->type().empty()) return_annotation = absl::StrCat(" -> ", n->type());
+      absl::StrAppend(&body, "return ", code(n->args().empty() ? Argument() : n->args()[0]), "\n");
+      continue;  // nothing is freed after the return
+    }
+    std::string typed_name;
+    if (!n->type().empty()) typed_name = absl::StrCat(n->name(), " : ", n->type());
+    const absl::string_view lhs = n->type().empty() ? absl::string_view(n->name()) : typed_name;
+    // `lhs = callee(args[first:], **kwargs)`.
+    auto append_call = [&](const std::string& callee, size_t first) {
+      absl::StrAppend(&body, lhs, " = ", callee, "(");
+      append_call_args(body, n->args(), first, n->kwargs());
+      body += ')';
+    };
+    switch (n->op()) {
+      case Op::kCallMethod:
+        append_call(format_attribute_path(
+                        n->args().empty() ? std::string("None") : code(n->args()[0]), n->target()),
+                    1);
+        break;
+      case Op::kCallFunction: {
+        if (format_operator_statement(*n, lhs, body)) break;
+        if (format_builtin_statement(*n, lhs, body)) break;
+        const std::string fn = spell_function_target(n->target(), TargetStyle::kCode);
+        if (fn == kGetAttrTarget && n->args().size() == 2 && n->args()[1].is_string() &&
+            is_python_identifier(n->args()[1].to_string()) && n->kwargs().empty()) {
+          absl::StrAppend(&body, lhs, " = ", code(n->args()[0]), ".", n->args()[1].to_string());
+          break;
+        }
+        append_call(fn, 0);
+        break;
+      }
+      case Op::kCallModule:
+        append_call(format_attribute_path("self", n->target()), 0);
+        break;
+      case Op::kGetAttr:
+        absl::StrAppend(&body, lhs, " = ", format_attribute_path("self", n->target()));
+        break;
+      default:
+        break;
+    }
+    // The inputs whose last use this is, in order of first appearance.
+    bool any_freed = false;
+    for (const Node* input : last_uses.freed_after(*n)) {
+      body += any_freed ? " = " : ";  ";
+      body += input->name();
+      any_freed = true;
+    }
+    if (any_freed) body += " = None";
+    body += '\n';
+  }
+  if (body.empty()) body = "    pass\n";
+  absl::StrAppend(&signature, ")", return_annotation, ":\n");
+  return signature + body;
+}
+
+}  // namespace fx

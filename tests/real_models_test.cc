@@ -1,0 +1,112 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// The corpus of real models (tests/fixtures/real_models.py): torchvision
+// segmentation, video and detection backbones, torch.nn's transformer and RNN
+// layers, hand-written blocks with the patterns real code has, seed 003's
+// tensor product. Each is traced with the default options and its graph run
+// against the TorchScript module on the saved inputs: outputs and inputs
+// mutated in place must be equal, before and after `inline,dce` and
+// `inline{recurse=true},dce{submodules=true}`.
+#include <ATen/ATen.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "passes/dce/dce.h"
+#include "passes/inline/inline.h"
+#include "passes/pass_manager.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/real_models.h"
+#include "tests/testing/values.h"
+#include "tracer/tracer.h"
+
+namespace fx {
+namespace {
+
+// Runs the graph and the module on copies of `inputs`; their outputs, and the
+// inputs after the run (in-place operations on inputs keep their effect),
+// must be equal.
+void expect_runs_like_the_module(GraphModule& gm, torch::jit::Module& module,
+                                 const std::vector<c10::IValue>& inputs, const std::string& what) {
+  std::vector<c10::IValue> graph_inputs;
+  std::vector<c10::IValue> module_inputs;
+  for (const c10::IValue& v : inputs) {
+    graph_inputs.push_back(testing::deep_clone(v));
+    module_inputs.push_back(testing::deep_clone(v));
+  }
+  auto got = gm(graph_inputs);
+  ASSERT_TRUE(got.ok()) << what << ": " << got.status();
+  const c10::IValue want = module.forward(module_inputs);
+  std::string why;
+  EXPECT_TRUE(testing::all_close(*got, want, &why)) << what << ": outputs differ: " << why;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    EXPECT_TRUE(testing::all_close(graph_inputs[i], module_inputs[i], &why))
+        << what << ": input " << i << " differs after the run: " << why;
+  }
+}
+
+// Models the tracer refuses, as Python's torch.fx does, and what the message
+// must say. Each refusal names the source line and what to do.
+const std::map<std::string, std::string>& refusals() {
+  static const auto* table = new std::map<std::string, std::string>{
+      // A dict of feature maps as forward's input: its keys, and so the loop
+      // over them, are not known while tracing.
+      {"feature_pyramid_network", "feature_pyramid_network.py:"},
+      // RAFT's CorrBlock stores its pyramid in a module attribute.
+      {"raft_small", "forward assigns module attribute 'corr_pyramid'"},
+      // The fast-path checks (`if not src.dim() == 3`) of the layers used as
+      // the root (as submodules they are leaves).
+      {"transformer_encoder_layer_bf", "transformer.py:"},
+      {"transformer_encoder_layer_sf", "transformer.py:"},
+      {"transformer_encoder", "transformer.py:"},
+  };
+  return *table;
+}
+
+class RealModelsTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealModelsTest, GraphComputesWhatTheModelComputesBeforeAndAfterPasses) {
+  const std::string& name = GetParam();
+  torch::jit::Module module = testing::load_fixture(name + ".pt");
+  module.eval();
+  const std::vector<c10::IValue> inputs =
+      testing::load_inputs(testing::fixture_path(name + ".inputs.pt"));
+
+  auto gm = Tracer(testing::real_model_trace_options(name)).trace(module);
+  if (auto refused = refusals().find(name); refused != refusals().end()) {
+    ASSERT_FALSE(gm.ok()) << name << " traces now: take it off the list of refusals";
+    EXPECT_THAT(std::string(gm.status().message()), ::testing::HasSubstr(refused->second));
+    EXPECT_THAT(std::string(gm.status().message()), ::testing::ContainsRegex("\\.py:[0-9]+:[0-9]+"));
+    return;
+  }
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  ASSERT_TRUE(gm->lint().ok()) << gm->lint();
+  expect_runs_like_the_module(*gm, module, inputs, "traced");
+
+  Registry registry;
+  PluginRegistrar r({"passes", "1", ""});
+  register_inline(r);
+  register_dce(r);
+  ASSERT_TRUE(registry.commit(r).ok());
+  for (const char* pipeline : {"inline,dce", "inline{recurse=true},dce{submodules=true}"}) {
+    auto traced = Tracer(testing::real_model_trace_options(name)).trace(module);
+    ASSERT_TRUE(traced.ok()) << traced.status();
+    auto pm = PassManager::create(pipeline, registry);
+    ASSERT_TRUE(pm.ok()) << pm.status();
+    PassContext context(registry);
+    absl::Status ran = pm->run(*traced, context);
+    ASSERT_TRUE(ran.ok()) << pipeline << ": " << ran;
+    expect_runs_like_the_module(*traced, module, inputs, pipeline);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, RealModelsTest,
+                         ::testing::ValuesIn(testing::real_model_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace fx
