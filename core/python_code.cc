@@ -12,9 +12,14 @@
 //     `aten::_set_item.str`, ...), as that syntax: `len(x)`, `x[1:3]`,
 //     `d['k']`, `d['k'] = v`;
 //   * devices as `torch.device('cpu')`, non-finite floats as `float('inf')`;
+//   * Python functions outside torch (a library's or the user's leaf
+//     functions) imported before `def forward` under names no value of the
+//     graph takes, as torch.fx keeps them in its code's globals;
 //   * every value set to None after its last use.
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
@@ -166,9 +171,56 @@ void append_call_args(std::string& out, const Arguments& args, size_t first, con
 
 }  // namespace
 
+// The names Python functions outside torch are called by in the code, and
+// the lines before `def forward` that bind them: `from
+// torchvision.ops.stochastic_depth import stochastic_depth as stochastic_depth_1`
+// (torch.fx's generated code has such functions in its globals, under names
+// that no value of the graph takes; so do these).
+struct FunctionNames {
+  absl::flat_hash_map<std::string, std::string> alias;  // target -> name in the code
+  std::string prologue;
+};
+
+bool is_torch_namespace(absl::string_view target) {
+  for (absl::string_view prefix : {"torch.", "operator.", "math.", "builtins."}) {
+    if (absl::StartsWith(target, prefix)) return true;
+  }
+  return target.find("::") != absl::string_view::npos;
+}
+
+FunctionNames function_names(const Graph& graph) {
+  FunctionNames out;
+  absl::flat_hash_set<std::string> taken;
+  for (const Node* n : graph.nodes()) taken.insert(n->name());
+  for (const Node* n : graph.nodes()) {
+    if (n->op() != Op::kCallFunction || out.alias.contains(n->target())) continue;
+    const std::string& target = n->target();
+    if (is_torch_namespace(target) || find_python_operator(target) != nullptr) continue;
+    const size_t dot = target.rfind('.');
+    const std::string name = dot == std::string::npos ? target : target.substr(dot + 1);
+    if (dot == std::string::npos && is_reserved_python_name(name)) continue;  // a builtin
+    std::string alias = name;
+    for (int i = 1; taken.contains(alias) || (alias != name && is_reserved_python_name(alias));
+         ++i) {
+      alias = absl::StrCat(name, "_", i);
+    }
+    taken.insert(alias);
+    out.alias.emplace(target, alias);
+    if (dot != std::string::npos) {
+      absl::StrAppend(&out.prologue, "from ", target.substr(0, dot), " import ", name,
+                      alias == name ? "" : absl::StrCat(" as ", alias), "\n");
+    } else if (alias != name) {
+      absl::StrAppend(&out.prologue, alias, " = ", name, "\n");  // a function of the user's code
+    }
+  }
+  if (!out.prologue.empty()) out.prologue += "\n";
+  return out;
+}
+
 std::string python_code(const Graph& graph) {
   // A value is freed right after its last use (torch.fx's `user_to_last_uses`).
   const LastUses last_uses(graph);
+  const FunctionNames functions = function_names(graph);
 
   std::string signature = "def forward(self";
   std::string body;
@@ -208,7 +260,10 @@ std::string python_code(const Graph& graph) {
       case Op::kCallFunction: {
         if (format_operator_statement(*n, lhs, body)) break;
         if (format_builtin_statement(*n, lhs, body)) break;
-        const std::string fn = spell_function_target(n->target(), TargetStyle::kCode);
+        auto alias = functions.alias.find(n->target());
+        const std::string fn = alias != functions.alias.end()
+                                   ? alias->second
+                                   : spell_function_target(n->target(), TargetStyle::kCode);
         if (fn == kGetAttrTarget && n->args().size() == 2 && n->args()[1].is_string() &&
             is_python_identifier(n->args()[1].to_string()) && n->kwargs().empty()) {
           absl::StrAppend(&body, lhs, " = ", code(n->args()[0]), ".", n->args()[1].to_string());
@@ -238,7 +293,7 @@ std::string python_code(const Graph& graph) {
   }
   if (body.empty()) body = "    pass\n";
   absl::StrAppend(&signature, ")", return_annotation, ":\n");
-  return signature + body;
+  return functions.prologue + signature + body;
 }
 
 }  // namespace fx

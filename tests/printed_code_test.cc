@@ -1,0 +1,152 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// The printed code (`--print=code`, GraphModule::code) is Python that runs:
+// for every fixture that traces, and after `inline,dce` and
+// `inline{recurse=true},dce{submodules=true}`, the code is executed in Python
+// with PyTorch against the module's state (tests/testing/run_printed_code.py)
+// and must compute what the TorchScript model computes.
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "passes/dce/dce.h"
+#include "passes/inline/inline.h"
+#include "passes/pass_manager.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/real_models.h"
+#include "tests/testing/runfiles.h"
+#include "tests/testing/values.h"
+#include "tracer/tracer.h"
+
+namespace fx {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Fixture {
+  std::string name;
+  std::vector<c10::IValue> inputs;
+  TraceOptions options;
+};
+
+// Every fixture model that traces, with its inputs.
+std::vector<Fixture> fixtures() {
+  std::vector<Fixture> out;
+  for (const char* name : {"exp_tan", "m1", "m2", "m_relu_add", "multi_io", "my_module",
+                           "simple_model", "frozen_linear", "inplace_input", "ops", "train_mode",
+                           "uses_pair", "resnet18", "mobilenet_v2", "shufflenet_v2_x1_0",
+                           "googlenet"}) {
+    out.push_back({name, testing::example_inputs(name), {}});
+  }
+  Fixture leaf{"leaf_function", testing::example_inputs("leaf_function"), {}};
+  leaf.options.leaf_functions = {"clip"};
+  out.push_back(std::move(leaf));
+  for (const std::string& name : testing::real_model_names()) {
+    if (!Tracer(testing::real_model_trace_options(name))
+             .trace(testing::load_fixture(name + ".pt"))
+             .ok()) {
+      continue;  // a refusal (real_models_test checks its message)
+    }
+    out.push_back({name, testing::load_inputs(testing::fixture_path(name + ".inputs.pt")),
+                   testing::real_model_trace_options(name)});
+  }
+  return out;
+}
+
+void write_bytes(const fs::path& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+c10::IValue tuple_of(const std::vector<c10::IValue>& values) {
+  return c10::ivalue::Tuple::create(values);
+}
+
+// Writes one case for run_printed_code.py.
+void write_case(const fs::path& dir, GraphModule& gm, const std::string& model_path,
+                bool root_changed, const std::vector<c10::IValue>& inputs,
+                const c10::IValue& expected) {
+  fs::create_directories(dir);
+  std::ofstream(dir / "code.py") << gm.code();
+  if (root_changed) {
+    gm.root().save((dir / "root.pt").string());
+  } else {
+    fs::create_symlink(fs::absolute(model_path), dir / "root.pt");
+  }
+  c10::impl::GenericDict constants(c10::StringType::get(), c10::AnyType::get());
+  for (const auto& [name, value] : gm.own_attributes()) constants.insert(name, value);
+  write_bytes(dir / "constants.pt", torch::jit::pickle_save(constants));
+  write_bytes(dir / "inputs.pt", torch::jit::pickle_save(tuple_of(inputs)));
+  write_bytes(dir / "expected.pt", torch::jit::pickle_save(expected));
+}
+
+TEST(PrintedCodeTest, EveryFixturesCodeRunsInPythonAndComputesWhatTheModelComputes) {
+  Registry registry;
+  PluginRegistrar r({"passes", "1", ""});
+  register_inline(r);
+  register_dce(r);
+  ASSERT_TRUE(registry.commit(r).ok());
+
+  const fs::path cases = fs::path(std::getenv("TEST_TMPDIR")) / "printed_code_cases";
+  fs::remove_all(cases);
+  int count = 0;
+  for (const Fixture& f : fixtures()) {
+    const std::string model_path = testing::fixture_path(f.name + ".pt");
+    torch::jit::Module module = testing::load_fixture(f.name + ".pt");
+    module.eval();
+    // What the model computes, and its inputs after (in-place changes).
+    std::vector<c10::IValue> after;
+    for (const c10::IValue& v : f.inputs) after.push_back(testing::deep_clone(v));
+    const c10::IValue outputs = module.forward(after);
+    const c10::IValue expected = tuple_of({outputs, tuple_of(after)});
+    for (const char* pipeline : {"", "inline,dce", "inline{recurse=true},dce{submodules=true}"}) {
+      auto gm = Tracer(f.options).trace(module);
+      ASSERT_TRUE(gm.ok()) << f.name << ": " << gm.status();
+      auto pm = PassManager::create(pipeline, registry);
+      ASSERT_TRUE(pm.ok()) << pm.status();
+      PassContext context(registry);
+      ASSERT_TRUE(pm->run(*gm, context).ok()) << f.name << " " << pipeline;
+      const std::string variant = *pipeline == '\0' ? "traced" : pipeline;
+      const bool root_changed = absl::StrContains(variant, "submodules");
+      write_case(cases / absl::StrCat(f.name, ".", count % 3), *gm, model_path, root_changed,
+                 f.inputs, expected);
+      ++count;
+    }
+  }
+
+  // One Python process runs them all.
+  const std::string log = (fs::path(std::getenv("TEST_TMPDIR")) / "printed_code.log").string();
+  const std::string command = absl::StrCat(
+      "/usr/bin/python3 ", testing::runfile("tests/testing/run_printed_code.py"), " ",
+      cases.string(), " ", testing::runfile("tests/fixtures/tracer_models.py"), " > ", log,
+      " 2>&1");
+  const int status = std::system(command.c_str());
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  int ok = 0;
+  for (absl::string_view line : absl::StrSplit(text.str(), '\n')) {
+    if (absl::StartsWith(line, "ok ")) {
+      ++ok;
+    } else if (!line.empty()) {
+      ADD_FAILURE() << line;
+    }
+  }
+  EXPECT_EQ(status, 0) << "run_printed_code.py failed";
+  EXPECT_EQ(ok, count) << "cases that ran and matched (of " << count << "); variants: .0 traced, "
+                          ".1 inline,dce, .2 inline{recurse=true},dce{submodules=true}";
+}
+
+}  // namespace
+}  // namespace fx
