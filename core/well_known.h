@@ -16,7 +16,12 @@
 //                         runtime checks caller inputs against it;
 //   kNumResultsKey        "_num_results": how many results a call_function of a
 //                         multi-result operator returns (its `operator.getitem`
-//                         users select them).
+//                         users select them);
+//   kTraceOptionsKey      "_trace_options" (graph meta): the options a module
+//                         was traced with that decide what a body looks like
+//                         (leaf and traced-through functions, assertions), so
+//                         that passes which trace bodies again (inline) trace
+//                         them the same way.
 //
 // Targets of call_function nodes that the tracer records and the runtime and
 // passes recognise: torch._assert (input checks; kept by dead-code
@@ -34,6 +39,7 @@ inline constexpr absl::string_view kTagKey = "tag";
 inline constexpr absl::string_view kExecOrderKey = "exec_order";
 inline constexpr absl::string_view kTorchScriptTypeKey = "_torchscript_type";
 inline constexpr absl::string_view kNumResultsKey = "_num_results";
+inline constexpr absl::string_view kTraceOptionsKey = "_trace_options";
 
 inline constexpr absl::string_view kAssertTarget = "torch._assert";
 // torch.fx's check that a concrete_args argument given as None is None.

@@ -29,10 +29,12 @@
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "core/message_text.h"
 #include "core/printer.h"
 #include "passes/pass_manager.h"
 #include "plugins/pipeline_text.h"
@@ -65,6 +67,12 @@ ABSL_FLAG(std::string, assertions, "keep",
           "input checks that only raise: keep (torch._assert nodes) or drop");
 ABSL_FLAG(std::vector<std::string>, leaf_functions, {},
           "TorchScript functions to keep as call_function nodes (torch.fx's wrap)");
+ABSL_FLAG(std::vector<std::string>, trace_through, {},
+          "functions of torch's API to trace through instead of recording whole, by name or "
+          "module: torch.nn.functional.interpolate,torch.functional");
+ABSL_FLAG(std::vector<std::string>, concrete_args, {},
+          "fix forward's arguments while tracing (torch.fx's concrete_args): "
+          "name=value,... with True, False, None, numbers or strings");
 
 namespace fx {
 namespace {
@@ -164,6 +172,22 @@ void list_plugins(std::ostream& out) {
   for (const PassInfo& p : registry.passes()) describe(p);
 }
 
+// A value as Python would read it: True, False, None, an int, a float, a
+// quoted string; anything else is a string as written.
+Argument python_literal(const std::string& text) {
+  if (text == "True" || text == "true") return true;
+  if (text == "False" || text == "false") return false;
+  if (text == "None") return Argument();
+  int64_t i = 0;
+  if (absl::SimpleAtoi(text, &i)) return i;
+  double d = 0;
+  if (absl::SimpleAtod(text, &d)) return d;
+  if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') && text.back() == text.front()) {
+    return text.substr(1, text.size() - 2);
+  }
+  return text;
+}
+
 void configure_tracer(Tracer& tracer) {
   TraceOptions& options = tracer.mutable_options();
   options.training = absl::GetFlag(FLAGS_training);
@@ -174,6 +198,14 @@ void configure_tracer(Tracer& tracer) {
     fail(absl::StrCat("--assertions takes keep or drop, not '", assertions, "'"));
   }
   options.leaf_functions = absl::GetFlag(FLAGS_leaf_functions);
+  options.trace_through_functions = absl::GetFlag(FLAGS_trace_through);
+  for (const std::string& item : absl::GetFlag(FLAGS_concrete_args)) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fail(absl::StrCat("--concrete-args takes name=value pairs, not ", quote_for_message(item)));
+    }
+    options.concrete_args.emplace_back(item.substr(0, eq), python_literal(item.substr(eq + 1)));
+  }
   auto elements = parse_pipeline(absl::GetFlag(FLAGS_tracer));
   if (!elements.ok()) fail(absl::StrCat("--tracer: ", elements.status().message()));
   for (const PipelineElement& e : *elements) {

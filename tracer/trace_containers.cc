@@ -162,8 +162,11 @@ absl::StatusOr<std::vector<TraceValue>> TraceEngine::elements_of(const TraceValu
   if (v.is_traced() && v.traced_argument().is_node()) whole = v.traced_argument().to_node();
   if (v.is_result()) whole = result_node(v.result_of().node, v.result_of().index);
   if (whole == nullptr) return absl::InvalidArgumentError("unpacking a value that is not a sequence");
+  // Its elements now, in order, as torch.fx's `a, b = proxy` makes them.
   std::vector<TraceValue> items;
-  for (size_t i = 0; i < expected; ++i) items.push_back(TraceValue::result(whole, static_cast<int>(i)));
+  for (size_t i = 0; i < expected; ++i) {
+    items.push_back(TraceValue::traced(result_node(whole, static_cast<int>(i))));
+  }
   return items;
 }
 

@@ -20,6 +20,44 @@ using tracer_internal::annotation_for;
 using tracer_internal::TraceEngine;
 using tracer_internal::TraceValue;
 
+namespace {
+
+MetaValue::List to_meta_list(const std::vector<std::string>& items) {
+  return MetaValue::List(items.begin(), items.end());
+}
+
+std::vector<std::string> from_meta_list(const Meta& meta, absl::string_view key) {
+  std::vector<std::string> out;
+  if (const MetaValue* v = meta.find(key); v != nullptr && v->is_list()) {
+    for (const MetaValue& item : v->to_list()) {
+      if (item.is_string()) out.push_back(item.to_string());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void record_trace_options(const TraceOptions& options, GraphModule& gm) {
+  gm.meta().set(kTraceOptionsKey,
+                Meta{{"leaf_functions", to_meta_list(options.leaf_functions)},
+                     {"trace_through_functions", to_meta_list(options.trace_through_functions)},
+                     {"assertions", options.assertions == AssertionMode::kKeep ? "keep" : "drop"}});
+}
+
+TraceOptions recorded_trace_options(const GraphModule& gm) {
+  TraceOptions options;
+  const MetaValue* recorded = gm.meta().find(kTraceOptionsKey);
+  if (recorded == nullptr || !recorded->is_map()) return options;
+  const Meta& meta = recorded->to_map();
+  options.leaf_functions = from_meta_list(meta, "leaf_functions");
+  options.trace_through_functions = from_meta_list(meta, "trace_through_functions");
+  if (const MetaValue* a = meta.find("assertions"); a != nullptr && a->is_string()) {
+    options.assertions = a->to_string() == "drop" ? AssertionMode::kDrop : AssertionMode::kKeep;
+  }
+  return options;
+}
+
 Tracer::Tracer() = default;
 Tracer::Tracer(TraceOptions options) : options_(std::move(options)) {}
 Tracer::~Tracer() = default;
@@ -168,6 +206,7 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
   auto output = engine.to_argument(*result, schema.returns()[0].type());
   if (!output.ok()) return output.status();
   create_node(Op::kOutput, "output", {std::move(*output)}, {});
+  record_trace_options(options_, gm);
   for (auto& ext : extensions_) {
     if (absl::Status s = ext->end_trace(*this, gm); !s.ok()) return s;
   }

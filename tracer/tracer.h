@@ -175,6 +175,13 @@ struct TraceOptions {
   std::vector<std::pair<std::string, Argument>> concrete_args;
 };
 
+// The options that decide what traced bodies look like, recorded in a traced
+// module's graph meta (kTraceOptionsKey) by Tracer::trace, and read back by
+// passes that trace bodies again (inline) so that they trace them the same
+// way. A module without them gets the defaults.
+void record_trace_options(const TraceOptions& options, GraphModule& gm);
+TraceOptions recorded_trace_options(const GraphModule& gm);
+
 class Tracer : public TracerBase {
  public:
   Tracer();

@@ -330,5 +330,86 @@ TEST(TracerTest, TracedModulesComputeWhatTheirScriptsCompute) {
   }
 }
 
+TEST(TracerTest, DictBuiltByItemAssignmentIsReturnedAsTorchFxReturnsIt) {
+  // `out = {}; out["a"] = ...; out["b"] = self.b(out["a"]); return out` was
+  // recorded as _set_item on fresh empty dicts, returning {}.
+  torch::jit::Module model = testing::load_fixture("dict_items.pt");
+  GraphModule gm = trace_fixture("dict_items.pt");
+  const Argument& result = gm.graph().output_node()->args()[0];
+  ASSERT_TRUE(result.is_dict()) << format_graph(gm.graph());
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : result.dict_items()) {
+    keys.push_back(key);
+    EXPECT_TRUE(value.is_node()) << key;
+  }
+  EXPECT_THAT(keys, ElementsAre("a", "b", "sum"));
+  EXPECT_THAT(gm.graph().find_nodes(Op::kCallFunction, "aten::_set_item.str"), IsEmpty());
+  testing::expect_same_outputs(
+      gm, model, testing::load_inputs(testing::fixture_path("dict_items.inputs.pt")));
+}
+
+TEST(TracerTest, TracingIntoABodyKeepsInPlaceWritesToTheCallersValues) {
+  // Inlining nn.ReLU(inplace=True) applied to a value the caller reads again
+  // (`identity = y; y = self.relu(y); return y + identity`) must keep the
+  // write in place, whether F.relu is recorded whole or traced through.
+  for (bool through : {false, true}) {
+    GraphModule gm = trace_fixture("inplace_alias_relu.pt");
+    Node* call = gm.graph().find_nodes(Op::kCallModule, "relu").at(0);
+    TraceOptions options;
+    if (through) options.trace_through_functions = {"torch.nn.functional.relu"};
+    Tracer tracer(options);
+    absl::StatusOr<Argument> body;
+    {
+      auto guard = gm.graph().inserting_before(call);
+      body = tracer.trace_into(gm, "relu", call->args());
+    }
+    ASSERT_TRUE(body.ok()) << body.status();
+    call->replace_all_uses_with(body->to_node());
+    ASSERT_TRUE(gm.graph().erase_node(call).ok());
+    Node* relu = body->to_node();
+    EXPECT_EQ(relu->target(), through ? "aten::relu_" : "torch.nn.functional.relu")
+        << format_graph(gm.graph());
+    EXPECT_TRUE(relu->is_impure());
+    EXPECT_EQ(gm.graph().eliminate_dead_code(), 0u);
+    testing::expect_same_outputs(
+        gm, testing::load_fixture("inplace_alias_relu.pt"),
+        testing::load_inputs(testing::fixture_path("inplace_alias_relu.inputs.pt")));
+  }
+}
+
+TEST(TracerTest, ConcreteArgsSpecialiseAndCheckAsTorchFxDoes) {
+  TraceOptions options;
+  options.concrete_args = {{"use_b", false}};
+  GraphModule gm = trace_fixture("bool_arg.pt", options);
+  Node* eq = gm.graph().find_node("eq");
+  ASSERT_NE(eq, nullptr) << format_graph(gm.graph());
+  EXPECT_EQ(eq->target(), "operator.eq");
+  ASSERT_EQ(gm.graph().find_nodes(Op::kCallFunction, "torch._assert").size(), 1u);
+  const std::vector<c10::IValue> inputs =
+      testing::load_inputs(testing::fixture_path("bool_arg.inputs.pt"));  // use_b=False
+  testing::expect_same_outputs(gm, testing::load_fixture("bool_arg.pt"), inputs);
+  auto wrong = gm({inputs[0], true});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(std::string(wrong.status().message()),
+              HasSubstr("use_b has been specialized to have value False but got another value"));
+
+  options.concrete_args = {{"use_c", true}};
+  auto unknown = Tracer(options).trace(testing::load_fixture("bool_arg.pt"));
+  EXPECT_THAT(std::string(unknown.status().message()),
+              HasSubstr("concrete_args names 'use_c', which forward does not take (did you mean "
+                        "'use_b'?)"));
+}
+
+TEST(TracerTest, CompoundInputChecksBecomeOneAssertion) {
+  // `if x.dim() != 2 and x.dim() != 3: raise ValueError(...)`.
+  GraphModule gm = trace_fixture("input_check_bn1d.pt");
+  ASSERT_EQ(gm.graph().find_nodes(Op::kCallFunction, "torch._assert").size(), 1u)
+      << format_graph(gm.graph());
+  EXPECT_EQ(gm.graph().find_nodes(Op::kCallFunction, "operator.and_").size(), 1u);
+  auto wrong = gm({at::rand({2, 3, 4, 5})});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("assertion failed"));
+}
+
 }  // namespace
 }  // namespace fx

@@ -83,7 +83,8 @@ bool Inline::chosen(GraphModule& module, const Node& node) const {
 absl::StatusOr<bool> Inline::inline_call(GraphModule& module, Node* call, std::string* why) {
   Graph& g = module.graph();
   Node* before = call->prev();
-  Tracer tracer;
+  // Bodies are traced as the module was (leaf functions, assertions).
+  Tracer tracer(recorded_trace_options(module));
   tracer.add_extension(std::make_shared<CarryMeta>(call->meta(), call->target()));
   absl::StatusOr<Argument> body;
   {
