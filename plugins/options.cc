@@ -116,7 +116,9 @@ template class Option<std::vector<std::string>>;
 // ---- OptionSet --------------------------------------------------------------
 
 absl::Status OptionSet::set_options(const OptionValues& values) {
-  for (const auto& [key, text] : values) {
+  for (const auto& entry : values) {
+    const std::string& key = entry.first;
+    const std::string& text = entry.second;
     auto it = std::find_if(options_.begin(), options_.end(),
                            [&](const OptionBase* o) { return o->name() == key; });
     if (it == options_.end()) {

@@ -97,8 +97,12 @@ class Parser {
   absl::StatusOr<std::string> parse_value() {
     std::string value;
     if (!at_end() && (peek() == '\'' || peek() == '"')) {
+      // A quoted value; a backslash takes the next character as it is.
       const char quote = text_[pos_++];
-      while (!at_end() && peek() != quote) value += text_[pos_++];
+      while (!at_end() && peek() != quote) {
+        if (peek() == '\\' && pos_ + 1 < text_.size()) ++pos_;
+        value += text_[pos_++];
+      }
       if (at_end()) return error(std::string("unterminated quoted value (missing ") + quote + ")");
       ++pos_;
       return value;
@@ -124,14 +128,21 @@ class Parser {
   size_t pos_ = 0;
 };
 
+// `value` as it must be written to read back: as it is, or quoted (with
+// backslashes before the quote and backslashes) when it holds a space, a
+// brace or a parenthesis, or starts with a quote.
 std::string quote_if_needed(const std::string& value) {
+  bool needs = !value.empty() && (value[0] == '\'' || value[0] == '"');
   for (char c : value) {
-    if (absl::ascii_isspace(c) || c == '{' || c == '}' || c == '(' || c == ')') {
-      return value.find('\'') == std::string::npos ? absl::StrCat("'", value, "'")
-                                                   : absl::StrCat("\"", value, "\"");
-    }
+    needs = needs || absl::ascii_isspace(c) || c == '{' || c == '}' || c == '(' || c == ')';
   }
-  return value;
+  if (!needs) return value;
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
 }
 
 }  // namespace

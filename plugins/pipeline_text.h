@@ -11,7 +11,8 @@
 //   fixpoint{max_iterations=4}(inline,dce)
 //
 // `fxrun --tracer=` takes the same form: `module_path,tagging{tag=bar}`.
-// A value with spaces, braces or parentheses is quoted: `tag{name='a b'}`.
+// A value with spaces, braces or parentheses is quoted, `tag{name='a b'}`; in a
+// quoted value a backslash takes the next character as it is (`'it\'s'`).
 // parse_pipeline and print_pipeline round-trip; errors give the character
 // position and show at most ~100 characters of the text around it.
 #ifndef FX_PLUGINS_PIPELINE_TEXT_H_

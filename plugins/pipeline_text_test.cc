@@ -73,6 +73,19 @@ TEST(PipelineTest, NestedGroupsRoundTrip) {
               HasSubstr("expected ',' between passes"));
 }
 
+TEST(PipelineTest, ValuesWithQuotesAndBackslashesRoundTrip) {
+  // Found by the fuzzer: a value starting with a quote printed unquoted.
+  for (const std::string& value :
+       {std::string("\"a"), std::string("it's"), std::string("a\\b"), std::string("'\" {}")}) {
+    std::vector<PipelineElement> p(1);
+    p[0].name = "tag";
+    p[0].options = {{"name", value}};
+    auto again = parse_pipeline(print_pipeline(p));
+    ASSERT_TRUE(again.ok()) << print_pipeline(p) << ": " << again.status();
+    EXPECT_EQ((*again)[0].options, (OptionValues{{"name", value}})) << print_pipeline(p);
+  }
+}
+
 TEST(PipelineTest, LongTextIsCutInMessages) {
   const std::string text = "dce " + std::string(100000, 'x');
   auto p = parse_pipeline(text);

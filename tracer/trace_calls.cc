@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/message_text.h"
 #include "tracer/call_effects.h"
 #include "tracer/trace_engine.h"
 
@@ -212,6 +213,24 @@ absl::Status TraceEngine::run_call_function(const jit::Node* n, Frame& frame) {
   apply_call_effects(node, values, function_call_effects(unit_, *fn, known));
   frame.values[n->output()] = TraceValue::traced(node);
   return absl::OkStatus();
+}
+
+void TraceEngine::warn_about_unmatched_functions() {
+  const std::vector<std::string> seen(seen_functions_.begin(), seen_functions_.end());
+  auto check = [&](absl::string_view flag, const std::vector<std::string>& names) {
+    for (const std::string& name : names) {
+      const bool matched = std::any_of(seen.begin(), seen.end(), [&](const std::string& f) {
+        return f == name || torch_fx_function_name(f) == name ||
+               absl::StartsWith(f, absl::StrCat(name, "."));
+      });
+      if (matched) continue;
+      tracer_.warn(absl::StrCat(flag, ": the model calls no function ", quote_for_message(name),
+                                did_you_mean(name, seen),
+                                seen.empty() ? "; it calls no TorchScript function" : ""));
+    }
+  };
+  check("--leaf-functions", tracer_.options().leaf_functions);
+  check("--trace-through", tracer_.options().trace_through_functions);
 }
 
 void TraceEngine::apply_call_effects(Node* call, const std::vector<Argument>& arguments,

@@ -373,12 +373,13 @@ absl::Status TraceEngine::run_dict_operation(const jit::Node* n, Frame& frame,
   if (name == "update") {
     const TraceValue& other = lookup(frame, n->input(1));
     if (!other.is_dict()) return untraceable(n, "dict.update with a dict not built in forward");
-    for (const auto& [key, value] : other.dict_items()) {
+    for (const auto& entry : other.dict_items()) {
+      const c10::IValue& key = entry.first;
       auto it = std::find_if(items.begin(), items.end(), [&](const auto& kv) { return kv.first == key; });
       if (it != items.end()) {
-        it->second = value;
+        it->second = entry.second;
       } else {
-        items.emplace_back(key, value);
+        items.emplace_back(key, entry.second);
       }
     }
     return set_output(TraceValue());

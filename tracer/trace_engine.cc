@@ -229,6 +229,12 @@ absl::StatusOr<Argument> TraceEngine::call_method(const ModuleInfo* self,
                                                   const std::string& method,
                                                   const Arguments& args, const Kwargs& kwargs) {
   auto fn = find_method(self, method);
+  if (!fn.ok() && method == "forward" && self->type->findMethod("forward__0") != nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "its forward is overloaded in TorchScript (forward__0, forward__1, ...: ",
+        self->cls->class_name, " takes different argument types), which a body traced from "
+        "graph values cannot choose between"));
+  }
   if (!fn.ok()) return fn.status();
   jit::Graph& graph = *jit::toGraphFunction(**fn).graph();
   // Bind the arguments to the method's parameters (after self) as Python

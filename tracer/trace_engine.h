@@ -84,6 +84,9 @@ class TraceEngine {
     return module_info(module._ivalue(), qualname);
   }
   AliasTracker& aliases() { return aliases_; }
+  // Warns (Tracer::warn) about leaf and traced-through functions that matched
+  // no function the trace met.
+  void warn_about_unmatched_functions();
 
   // Runs `method` of `self` on `inputs` (not counting self).
   absl::StatusOr<TraceValue> call_method(const ModuleInfo* self, const std::string& method,

@@ -202,6 +202,7 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
     inputs.push_back(TraceValue::known(std::move(*known)));
   }
   auto result = engine.call_method(root_info, options_.method, std::move(inputs));
+  engine.warn_about_unmatched_functions();
   if (!result.ok()) return result.status();
   auto output = engine.to_argument(*result, schema.returns()[0].type());
   if (!output.ok()) return output.status();

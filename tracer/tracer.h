@@ -222,6 +222,13 @@ class Tracer : public TracerBase {
   // The defaults the chains end in (torch.fx's base Tracer behaviour).
   static bool default_is_leaf_module(const ModuleRef& m);
 
+  // Reports something the user should know that does not stop the trace:
+  // an option that matched nothing (a leaf function the model never calls),
+  // with the closest names. Extensions call it too (in end_trace).
+  void warn(std::string message) { warnings_.push_back(std::move(message)); }
+  // The warnings of the traces so far.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
   // The graph being built; valid during trace() and trace_into().
   Graph& graph();
   // The module being traced into; valid during trace() and trace_into().
@@ -240,6 +247,7 @@ class Tracer : public TracerBase {
   TraceOptions options_;
   std::vector<std::shared_ptr<TracerExtension>> extensions_;
   GraphModule* current_ = nullptr;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace fx

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "core/message_text.h"
 #include "core/graph.h"
 #include "runtime/graph_module.h"
 #include "tracer/module_ref.h"
@@ -161,7 +162,36 @@ absl::Status Inline::inline_round(GraphModule& module, PassContext& context,
   return absl::OkStatus();
 }
 
+void Inline::warn_about_unmatched_names(GraphModule& module, PassContext& context) const {
+  std::vector<std::string> targets;
+  std::vector<std::string> classes;
+  for (const Node* n : module.graph().find_nodes(Op::kCallModule)) {
+    targets.push_back(n->target());
+    if (auto sub = module.get_submodule(n->target()); sub.ok()) {
+      const ModuleClass cls = describe_module_class(*sub->type());
+      classes.push_back(cls.class_name);
+      classes.push_back(cls.type_name);
+    }
+  }
+  auto contains = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  for (const std::string& m : *modules) {
+    if (contains(targets, m)) continue;
+    context.warn(absl::StrCat("inline: modules=", quote_for_message(m),
+                              " matches no call_module node", did_you_mean(m, targets),
+                              targets.empty() ? "; the graph calls no module" : ""));
+  }
+  for (const std::string& t : *types) {
+    if (contains(classes, t)) continue;
+    context.warn(absl::StrCat("inline: types=", quote_for_message(t),
+                              " matches no module the graph calls", did_you_mean(t, classes),
+                              classes.empty() ? "; the graph calls no module" : ""));
+  }
+}
+
 absl::Status Inline::run(GraphModule& module, PassContext& context) {
+  warn_about_unmatched_names(module, context);
   absl::flat_hash_set<const Node*> left;  // calls that could not be inlined
   if (!recurse) return inline_round(module, context, left);
   constexpr int kMaxRounds = 64;

@@ -48,6 +48,8 @@ class Inline : public Pass {
 
  private:
   bool chosen(GraphModule& module, const Node& node) const;
+  // modules= and types= names that match nothing: a warning with the closest.
+  void warn_about_unmatched_names(GraphModule& module, PassContext& context) const;
   // Inlines every chosen call not in `left` once; calls that cannot be
   // inlined are added to `left` (with a warning) or fail the pass.
   absl::Status inline_round(GraphModule& module, PassContext& context,

@@ -3,21 +3,48 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+#include "core/message_text.h"
+
 namespace fx {
 namespace {
 
-bool matches(const std::vector<std::string>& patterns, const ModuleRef& m) {
-  return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& p) {
-    return p == m.class_name() || p == m.type_name() || p == m.qualname();
-  });
+// The first pattern that names `m`, or nullptr.
+const std::string* match(const std::vector<std::string>& patterns, const ModuleRef& m) {
+  for (const std::string& p : patterns) {
+    if (p == m.class_name() || p == m.type_name() || p == m.qualname()) return &p;
+  }
+  return nullptr;
 }
 
 }  // namespace
 
 bool LeafPolicy::is_leaf_module(Tracer& tracer, const ModuleRef& m, IsLeafModuleNext next) {
-  if (matches(*trace_through, m)) return false;
-  if (matches(*leaves, m)) return true;
+  seen_.insert(m.class_name());
+  seen_.insert(m.qualname());
+  if (const std::string* p = match(*trace_through, m)) {
+    matched_.insert(*p);
+    return false;
+  }
+  if (const std::string* p = match(*leaves, m)) {
+    matched_.insert(*p);
+    return true;
+  }
   return next(m);
+}
+
+absl::Status LeafPolicy::end_trace(Tracer& tracer, GraphModule& result) {
+  std::vector<std::string> seen(seen_.begin(), seen_.end());
+  std::sort(seen.begin(), seen.end());
+  for (const auto* option : {&trace_through, &leaves}) {
+    for (const std::string& name : **option) {
+      if (matched_.contains(name)) continue;
+      tracer.warn(absl::StrCat("leaf_policy{", option->name(), "=...}: no module of the model is ",
+                               quote_for_message(name), did_you_mean(name, seen),
+                               " (names are classes, Python types or qualified names)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status LeafPolicy::validate_options() {

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
+
 #include "plugins/registry.h"
 #include "tracer/tracer.h"
 
@@ -31,9 +33,16 @@ class LeafPolicy : public TracerExtension, public OptionSet {
     leaves = std::move(leaf_modules);
   }
   bool is_leaf_module(Tracer& tracer, const ModuleRef& m, IsLeafModuleNext next) override;
+  // Warns about names that matched no module of the trace.
+  absl::Status end_trace(Tracer& tracer, GraphModule& result) override;
 
  protected:
   absl::Status validate_options() override;
+
+ private:
+  absl::flat_hash_set<std::string> matched_;
+  // Class, type and qualified names of the modules met, for suggestions.
+  absl::flat_hash_set<std::string> seen_;
 };
 
 // Registers tracer extension "leaf_policy" (options `trace_through`, `leaves`).
