@@ -199,15 +199,16 @@ TEST(FxrunTest, EveryBadInputIsAOneLineErrorAndExitStatusOne) {
       {"--model=/no/such/model.pt",
        "fxrun: error: cannot read model /no/such/model.pt: No such file or directory"},
       {"--model=" + runfile("tests/plugins/not_a_library.txt"),
-       "not_a_library.txt (is it a TorchScript file saved with torch.jit.save?): "},
+       "(is it a TorchScript file saved with torch.jit.save?)"},
       {"--model=" + runfile("tests/fixtures/control_flow.pt"),
        "control flow depends on an input value"},
       {"--print=xml", "fxrun: error: --print takes graph, tabular, code or none, not 'xml'"},
       {"--emit=yaml", "fxrun: error: --emit takes json, not 'yaml'"},
       {"--assertions=sometimes", "fxrun: error: --assertions takes keep or drop"},
-      {"--output=/no/such/dir/out.txt", "fxrun: error: cannot write --output file"},
+      {"--output=/no/such/dir/out.txt",
+       "fxrun: error: cannot write --output /no/such/dir/out.txt: No such file or directory"},
       {"extra", "fxrun: error: unexpected argument 'extra'"},
-      {"--no-such-flag", "Unknown command line flag 'no_such_flag'"},
+      {"--no-such-flag", "fxrun: error: unknown flag '--no-such-flag'"},
   };
   for (const Case& c : cases) {
     Result r = fxrun(c.args);

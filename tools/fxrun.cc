@@ -19,18 +19,17 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <torch/csrc/jit/serialization/import.h>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -41,16 +40,23 @@
 #include "plugins/plugin_loader.h"
 #include "plugins/registry.h"
 #include "tools/cpp/runfiles/runfiles.h"
+#include "tools/command_line.h"
 #include "tools/graph_json.h"
+#include "tools/model_file.h"
+#include "tools/output_file.h"
 #include "tracer/tracer.h"
 
 ABSL_FLAG(std::string, model, "",
-          "TorchScript model (.pt) to trace; default: the bundled ResNet-18");
+          "TorchScript model (.pt) to trace, or - to read it from standard input; default: the "
+          "bundled ResNet-18");
 ABSL_FLAG(std::string, tracer, "module_path",
           "tracer extensions, in order, with options: module_path,tagging{tag=bar}");
 ABSL_FLAG(std::string, passes, "", "pass pipeline: inline{modules=relu},dce,invert");
 ABSL_FLAG(std::vector<std::string>, plugin, {},
           "plugin shared library to load (repeatable, or comma-separated)");
+ABSL_FLAG(std::vector<std::string>, op_library, {},
+          "library of custom operators to load before the model (repeatable), e.g. "
+          "torchvision's _C extension for torchvision::nms");
 ABSL_FLAG(bool, builtin_plugins, true, "load the in-tree plugins from fxrun's runfiles");
 ABSL_FLAG(bool, list_plugins, false,
           "list every plugin, tracer extension and pass, with options, and exit");
@@ -79,50 +85,30 @@ namespace {
 
 using Runfiles = bazel::tools::cpp::runfiles::Runfiles;
 
-// libtorch's messages continue with context lines; the first says what failed.
-std::string first_line(absl::string_view message) {
-  return std::string(message.substr(0, message.find('\n')));
-}
-
-[[noreturn]] void fail(absl::string_view message) {
-  // One line: a status message may span several.
-  std::cerr << "fxrun: error: " << absl::StrReplaceAll(message, {{"\n", " "}}) << "\n";
-  std::exit(1);
-}
-
-// argv with `--some-flag` spelled `--some_flag`, and every --plugin value.
-std::vector<std::string> normalise_arguments(int argc, char** argv,
-                                             std::vector<std::string>* plugins) {
-  std::vector<std::string> out = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--") {
-      for (; i < argc; ++i) out.push_back(argv[i]);
-      break;
+// A message as one line with no control character (a status message may
+// span lines; what the user typed was quoted where it was put in).
+std::string one_line(absl::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (char c : message) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      out += ' ';
+    } else if (u < 0x20 || u == 0x7f) {
+      out += absl::StrFormat("\\x%02x", u);
+    } else {
+      out += c;
     }
-    if (absl::StartsWith(arg, "--")) {
-      const size_t eq = arg.find('=');
-      std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      std::replace(name.begin(), name.end(), '-', '_');
-      arg = absl::StrCat("--", name, eq == std::string::npos ? "" : arg.substr(eq));
-      // --plugin is repeatable: collect every occurrence here.
-      if (name == "plugin") {
-        std::string value;
-        if (eq != std::string::npos) {
-          value = arg.substr(arg.find('=') + 1);
-        } else if (i + 1 < argc) {
-          value = argv[++i];
-          arg = absl::StrCat("--plugin=", value);
-        }
-        for (absl::string_view p : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-          plugins->emplace_back(p);
-        }
-      }
-    }
-    out.push_back(std::move(arg));
   }
   return out;
 }
+
+[[noreturn]] void fail(absl::string_view message) {
+  std::cerr << "fxrun: error: " << one_line(message) << "\n";
+  std::exit(1);
+}
+
+void warn(absl::string_view message) { std::cerr << "fxrun: warning: " << one_line(message) << "\n"; }
 
 // A path the user typed: under `bazel run` the working directory is the
 // runfiles tree, so relative paths are taken from where bazel was run.
@@ -255,52 +241,87 @@ void print_help() {
 }
 
 int run(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h" || a == "--helpfull") {
-      print_help();
-      return 0;
-    }
+  auto command_line = parse_command_line(argc, argv, FlagsOfFile{"tools/fxrun.cc"},
+                                         {"plugin", "op_library", "leaf_functions",
+                                          "trace_through", "concrete_args", "print_after"});
+  if (!command_line.ok()) fail(command_line.status().message());
+  if (command_line->help) {
+    print_help();
+    return 0;
   }
-  std::vector<std::string> plugin_paths;
-  std::vector<std::string> args = normalise_arguments(argc, argv, &plugin_paths);
-  std::vector<char*> arg_pointers;
-  for (std::string& a : args) arg_pointers.push_back(a.data());
-  absl::SetProgramUsageMessage(
-      "trace a TorchScript model, run passes over it, print or emit the graph.\n"
-      "  fxrun [--model=M.pt] [--tracer=LIST] [--passes=PIPELINE] [--plugin=LIB.so]...\n"
-      "Flags may be written with dashes or underscores (--time-passes).");
-  std::vector<char*> rest =
-      absl::ParseCommandLine(static_cast<int>(arg_pointers.size()), arg_pointers.data());
-  if (rest.size() > 1) fail(absl::StrCat("unexpected argument '", rest[1], "'"));
+  auto given = [&](absl::string_view flag) { return command_line->given.contains(flag); };
 
-  std::string runfiles_error;
-  std::unique_ptr<Runfiles> runfiles(Runfiles::Create(argv[0], &runfiles_error));
-
+  // Everything that can be checked before any work: a bad flag never costs a
+  // long run, and nothing is written until the run succeeded.
   const std::string print = absl::GetFlag(FLAGS_print);
   const std::string emit = absl::GetFlag(FLAGS_emit);
   if (print != "graph" && print != "tabular" && print != "code" && print != "none") {
-    fail(absl::StrCat("--print takes graph, tabular, code or none, not '", print, "'"));
+    fail(absl::StrCat("--print takes graph, tabular, code or none, not ", quote_for_message(print)));
   }
-  if (!emit.empty() && emit != "json") fail(absl::StrCat("--emit takes json, not '", emit, "'"));
+  if (!emit.empty() && emit != "json") {
+    fail(absl::StrCat("--emit takes json, not ", quote_for_message(emit)));
+  }
+  if (!emit.empty() && given("print")) {
+    fail("--print and --emit both say what to write; give one of them");
+  }
+  if (given("model") && absl::GetFlag(FLAGS_model).empty()) {
+    fail("--model is empty (an unset variable?); give a .pt file, or leave --model out for the "
+         "bundled ResNet-18");
+  }
+  std::string runfiles_error;
+  std::unique_ptr<Runfiles> runfiles(Runfiles::Create(argv[0], &runfiles_error));
+  std::string model_path = user_path(absl::GetFlag(FLAGS_model));
+  if (!given("model")) {
+    model_path = find_runfile(runfiles.get(), "tools/models/resnet18.pt");
+    if (model_path.empty()) fail("no --model given and the bundled ResNet-18 is not in the runfiles");
+  }
+  std::vector<std::string> inputs = {model_path};
+  std::vector<std::string> plugin_paths;
+  std::vector<std::string> op_libraries;
+  for (const auto& [flag, value] : command_line->occurrences) {
+    for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+      if (flag == "plugin") plugin_paths.push_back(user_path(std::string(item)));
+      if (flag == "op_library") op_libraries.push_back(user_path(std::string(item)));
+    }
+  }
+  inputs.insert(inputs.end(), plugin_paths.begin(), plugin_paths.end());
+  inputs.insert(inputs.end(), op_libraries.begin(), op_libraries.end());
+  std::optional<OutputFile> output;
+  if (given("output")) {
+    auto prepared = OutputFile::prepare(user_path(absl::GetFlag(FLAGS_output)));
+    if (!prepared.ok()) fail(prepared.status().message());
+    for (const std::string& input : inputs) {
+      if (same_file(prepared->path(), input)) {
+        fail(absl::StrCat("--output ", path_for_message(prepared->path()),
+                          " is one of the inputs (", path_for_message(input),
+                          "); writing it would destroy it: give another --output"));
+      }
+    }
+    output.emplace(std::move(*prepared));
+  }
+  std::ostream& out = output ? output->stream() : std::cout;
+  // Writes the output file, if any, now that the run succeeded.
+  auto finish = [&]() -> int {
+    if (output) {
+      if (absl::Status s = output->commit(); !s.ok()) fail(s.message());
+    } else {
+      std::cout.flush();
+      if (!std::cout) fail("writing to standard output failed");
+    }
+    return 0;
+  };
 
+  for (const std::string& library : op_libraries) {
+    if (absl::Status s = load_operator_library(library); !s.ok()) fail(s.message());
+  }
   if (absl::GetFlag(FLAGS_builtin_plugins)) load_builtin_plugins(runfiles.get());
   for (const std::string& path : plugin_paths) {
-    auto loaded = load_plugin(user_path(path));
+    auto loaded = load_plugin(path);
     if (!loaded.ok()) fail(loaded.status().message());
   }
-
-  std::ofstream file;
-  const std::string output = user_path(absl::GetFlag(FLAGS_output));
-  if (!output.empty()) {
-    file.open(output);
-    if (!file) fail(absl::StrCat("cannot write --output file ", output));
-  }
-  std::ostream& out = output.empty() ? std::cout : file;
-
   if (absl::GetFlag(FLAGS_list_plugins)) {
     list_plugins(out);
-    return 0;
+    return finish();
   }
 
   PassManagerOptions pm_options;
@@ -318,32 +339,18 @@ int run(int argc, char** argv) {
 
   Tracer tracer;
   configure_tracer(tracer);
-  std::string model_path = user_path(absl::GetFlag(FLAGS_model));
-  if (model_path.empty()) {
-    model_path = find_runfile(runfiles.get(), "tools/models/resnet18.pt");
-    if (model_path.empty()) fail("no --model given and the bundled ResNet-18 is not in the runfiles");
+  auto model = load_model(model_path);
+  if (!model.ok()) fail(model.status().message());
+  auto gm = tracer.trace(*model);
+  for (const std::string& w : tracer.warnings()) warn(w);
+  if (!gm.ok()) {
+    fail(absl::StrCat("cannot trace ", model_path == "-" ? "the model" : path_for_message(model_path),
+                      ": ", gm.status().message()));
   }
-  if (std::FILE* f = std::fopen(model_path.c_str(), "rb")) {
-    std::fclose(f);
-  } else {
-    fail(absl::StrCat("cannot read model ", model_path, ": ", std::strerror(errno)));
-  }
-  torch::jit::Module model;
-  const char* kNotTorchScript = " (is it a TorchScript file saved with torch.jit.save?)";
-  try {
-    model = torch::jit::load(model_path);
-  } catch (const c10::Error& e) {
-    fail(absl::StrCat("cannot load model ", model_path, kNotTorchScript, ": ",
-                      first_line(e.what_without_backtrace())));
-  } catch (const std::exception& e) {
-    fail(absl::StrCat("cannot load model ", model_path, kNotTorchScript, ": ", first_line(e.what())));
-  }
-  auto gm = tracer.trace(model);
-  if (!gm.ok()) fail(absl::StrCat("cannot trace ", model_path, ": ", gm.status().message()));
 
   PassContext context(Registry::global());
   absl::Status ran = pm->run(*gm, context);
-  for (const std::string& w : context.warnings()) std::cerr << "fxrun: warning: " << w << "\n";
+  for (const std::string& w : context.warnings()) warn(w);
   if (!ran.ok()) fail(ran.message());
   if (pm_options.time_passes) std::cerr << pm->timing_report();
 
@@ -352,9 +359,7 @@ int run(int argc, char** argv) {
   } else {
     out << render(*gm, print);
   }
-  out.flush();
-  if (!out) fail("writing the output failed");
-  return 0;
+  return finish();
 }
 
 }  // namespace

@@ -1,0 +1,92 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tools/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "core/message_text.h"
+
+namespace fx {
+namespace {
+
+std::string directory_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+absl::Status os_error(absl::string_view what, const std::string& path, int err,
+                      absl::string_view fix = {}) {
+  return absl::InvalidArgumentError(absl::StrCat(what, " ", path_for_message(path), ": ",
+                                                 std::strerror(err), fix.empty() ? "" : " (", fix,
+                                                 fix.empty() ? "" : ")"));
+}
+
+}  // namespace
+
+absl::StatusOr<OutputFile> OutputFile::prepare(std::string path) {
+  if (path.empty()) return absl::InvalidArgumentError("--output is empty; give a file name");
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--output ", path_for_message(path), " is a directory; give a file name"));
+  }
+  const std::string dir = directory_of(path);
+  if (::stat(dir.c_str(), &st) != 0) {
+    return os_error("cannot write --output", path, errno, "its directory does not exist");
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    return os_error("cannot write --output", path, errno, "the directory is not writable");
+  }
+  return OutputFile(std::move(path));
+}
+
+absl::Status OutputFile::commit() {
+  std::string temporary = absl::StrCat(path_, ".fxrun-XXXXXX");
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) return os_error("cannot write --output", path_, errno);
+  const std::string data = buffer_.str();
+  size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return os_error("cannot write --output", path_, err);
+    }
+    written += static_cast<size_t>(n);
+  }
+  // mkstemp makes the file private: give it the permissions a new file gets.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(temporary.c_str());
+    return os_error("cannot write --output", path_, err);
+  }
+  if (::rename(temporary.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(temporary.c_str());
+    return os_error("cannot write --output", path_, err);
+  }
+  return absl::OkStatus();
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa;
+  struct stat sb;
+  if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+}  // namespace fx

@@ -1,0 +1,52 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// output_file.h: writing a result so that a failed run never costs the user a
+// file.
+//
+//   fx::OutputFile out = *fx::OutputFile::prepare("/tmp/graph.json");  // checks, creates nothing
+//   ... the whole run, writing into out.stream() ...
+//   absl::Status s = out.commit();   // temporary file beside the target, renamed over it
+//
+// The result goes to a temporary file in the target's directory, which
+// replaces the target only once it is complete (rename(2) is atomic within a
+// file system): a run that fails or is killed leaves an existing file as it
+// was. prepare() checks early that the directory exists and is writable, so a
+// long run does not end in that error. same_file() tells whether two paths
+// name one file, for refusing an output that would overwrite an input.
+#ifndef FX_TOOLS_OUTPUT_FILE_H_
+#define FX_TOOLS_OUTPUT_FILE_H_
+
+#include <sstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace fx {
+
+class OutputFile {
+ public:
+  static absl::StatusOr<OutputFile> prepare(std::string path);
+
+  OutputFile(OutputFile&&) = default;
+  OutputFile& operator=(OutputFile&&) = default;
+
+  std::ostream& stream() { return buffer_; }
+  const std::string& path() const { return path_; }
+  // Writes what the stream holds to a temporary file beside the target, then
+  // renames it over the target. Errors carry strerror and the path.
+  absl::Status commit();
+
+ private:
+  explicit OutputFile(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+  std::ostringstream buffer_;
+};
+
+// True when both paths exist and name the same file (same device and inode,
+// symbolic links followed).
+bool same_file(const std::string& a, const std::string& b);
+
+}  // namespace fx
+
+#endif  // FX_TOOLS_OUTPUT_FILE_H_
