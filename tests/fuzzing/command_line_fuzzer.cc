@@ -1,0 +1,60 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// Fuzzes fxrun's command-line handling: the input is an argument list
+// (NUL-separated) for flags shaped like fxrun's, parsed with fxrun's parser;
+// then the model and output paths it names go through fxrun's checks (a
+// regular file? the output's directory writable? one of the inputs?). Every
+// input is accepted or refused with one bounded message; nothing blocks
+// (standard input is never read: `-` is left out) and nothing is written.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_split.h"
+#include "tools/command_line.h"
+#include "tools/model_file.h"
+#include "tools/output_file.h"
+
+ABSL_FLAG(std::string, model, "", "model");
+ABSL_FLAG(std::string, output, "", "output");
+ABSL_FLAG(std::string, passes, "", "passes");
+ABSL_FLAG(bool, verify_each, true, "verify");
+ABSL_FLAG(std::vector<std::string>, plugin, {}, "plugins");
+ABSL_FLAG(int32_t, threads, 1, "threads");
+
+namespace {
+
+void check(bool condition, const char* what) {
+  if (!condition) {
+    std::fprintf(stderr, "command_line_fuzzer: %s\n", what);
+    std::abort();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  std::vector<std::string> args = absl::StrSplit(text, '\0');
+  auto parsed = fx::parse_arguments(args, fx::FlagsOfFile{"command_line_fuzzer.cc"}, {"plugin"});
+  if (!parsed.ok()) {
+    check(parsed.status().message().size() < 600, "flag error not cut");
+    check(parsed.status().message().find('\x1b') == std::string::npos, "escape not escaped");
+    return 0;
+  }
+  const std::string model = absl::GetFlag(FLAGS_model);
+  const std::string output = absl::GetFlag(FLAGS_output);
+  if (!output.empty()) {
+    auto prepared = fx::OutputFile::prepare(output);  // checks only; writes nothing
+    if (!prepared.ok()) check(prepared.status().message().size() < 9000, "output error too long");
+    (void)fx::same_file(output, model);
+  }
+  if (!model.empty() && model != "-" && model.size() < 256) {
+    auto loaded = fx::load_model(model);
+    if (!loaded.ok()) check(loaded.status().message().size() < 9000, "model error too long");
+  }
+  return 0;
+}

@@ -1,0 +1,42 @@
+"""fx_fuzzer: a libFuzzer target that is also a short test.
+
+    fx_fuzzer(
+        name = "pipeline_text_fuzzer",
+        srcs = ["pipeline_text_fuzzer.cc"],   # defines LLVMFuzzerTestOneInput
+        deps = ["//plugins:api"],
+        corpus = glob(["corpus/pipeline_text/*"]),
+    )
+
+makes
+    :pipeline_text_fuzzer       the fuzzer. Under --config=fuzz (clang, libFuzzer,
+                                ASan, UBSan) it is a libFuzzer binary:
+                                  bazel run --config=fuzz //tests/fuzzing:pipeline_text_fuzzer -- \\
+                                      -runs=1000000 $PWD/tests/fuzzing/corpus/pipeline_text
+                                otherwise the standalone driver (below);
+    :pipeline_text_fuzzer_test  a test that runs the target on the seed corpus and
+                                then on a few seconds of inputs mutated from it
+                                (standalone_main.cc), in every `bazel test`.
+"""
+
+def fx_fuzzer(name, srcs, deps, corpus):
+    native.cc_binary(
+        name = name,
+        testonly = 1,
+        srcs = srcs,
+        deps = deps + select({
+            "//tests/fuzzing:fuzzing": [],
+            "//conditions:default": ["//tests/fuzzing:standalone_main"],
+        }),
+        linkopts = select({
+            "//tests/fuzzing:fuzzing": ["-fsanitize=fuzzer"],
+            "//conditions:default": [],
+        }),
+    )
+    native.cc_test(
+        name = name + "_test",
+        size = "small",
+        srcs = srcs,
+        args = ["$(locations %s)" % c for c in corpus],
+        data = corpus,
+        deps = deps + ["//tests/fuzzing:standalone_main"],
+    )
