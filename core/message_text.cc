@@ -9,12 +9,15 @@
 namespace fx {
 namespace {
 
+// Escapes `text`, cut once the escaped form reaches `max_chars` (an escape
+// such as \xff counts as the four characters it prints as).
 std::string escaped(absl::string_view text, char quote, size_t max_chars) {
   std::string out;
-  const bool cut = text.size() > max_chars;
-  append_python_escaped(out, cut ? text.substr(0, max_chars) : text, quote,
-                        /*escape_non_ascii=*/true);
-  if (cut) absl::StrAppend(&out, "... (", text.size(), " characters)");
+  size_t i = 0;
+  for (; i < text.size() && out.size() < max_chars; ++i) {
+    append_python_escaped(out, text.substr(i, 1), quote, /*escape_non_ascii=*/true);
+  }
+  if (i < text.size()) absl::StrAppend(&out, "... (", text.size(), " characters)");
   return out;
 }
 

@@ -33,6 +33,16 @@ TEST(MessageTextTest, CutsLongInputAndSaysHowLong) {
   EXPECT_LT(quoted.size(), 140u);
 }
 
+// Found by the command-line fuzzer: bytes that escape to four characters each
+// made a "cut" value four times too long.
+TEST(MessageTextTest, CutsByTheEscapedLength) {
+  const std::string bytes(500, '\xff');
+  const std::string quoted = quote_for_message(bytes);
+  EXPECT_THAT(quoted, StartsWith("'\\xff\\xff"));
+  EXPECT_THAT(quoted, EndsWith("(500 characters)'"));
+  EXPECT_LT(quoted.size(), 140u);
+}
+
 TEST(MessageTextTest, SuggestsTheClosestName) {
   EXPECT_EQ(did_you_mean("inlin", {"inline", "invert", "dce"}), " (did you mean 'inline'?)");
   EXPECT_EQ(did_you_mean("zzzzzz", {"inline", "dce"}), "");

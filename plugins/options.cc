@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/message_text.h"
 #include "core/printer.h"
 
 namespace fx {
@@ -33,7 +34,7 @@ absl::Status OptionBase::parse(absl::string_view text) {
 namespace {
 
 // `'text'` quoted for a message.
-std::string quoted(absl::string_view text) { return python_string_repr(text); }
+std::string quoted(absl::string_view text) { return quote_for_message(text); }
 
 }  // namespace
 

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -27,9 +29,9 @@ ABSL_FLAG(int32_t, threads, 1, "threads");
 
 namespace {
 
-void check(bool condition, const char* what) {
+void check(bool condition, const char* what, absl::string_view message = "") {
   if (!condition) {
-    std::fprintf(stderr, "command_line_fuzzer: %s\n", what);
+    std::fprintf(stderr, "%s: %s\n%.*s\n", "command_line_fuzzer", what, static_cast<int>(message.size()), message.data());
     std::abort();
   }
 }
@@ -41,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> args = absl::StrSplit(text, '\0');
   auto parsed = fx::parse_arguments(args, fx::FlagsOfFile{"command_line_fuzzer.cc"}, {"plugin"});
   if (!parsed.ok()) {
-    check(parsed.status().message().size() < 600, "flag error not cut");
+    check(parsed.status().message().size() < 600, "flag error not cut", parsed.status().message());
     check(parsed.status().message().find('\x1b') == std::string::npos, "escape not escaped");
     return 0;
   }
@@ -49,12 +51,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string output = absl::GetFlag(FLAGS_output);
   if (!output.empty()) {
     auto prepared = fx::OutputFile::prepare(output);  // checks only; writes nothing
-    if (!prepared.ok()) check(prepared.status().message().size() < 9000, "output error too long");
+    if (!prepared.ok()) check(prepared.status().message().size() < 9000, "output error too long", prepared.status().message());
     (void)fx::same_file(output, model);
   }
   if (!model.empty() && model != "-" && model.size() < 256) {
     auto loaded = fx::load_model(model);
-    if (!loaded.ok()) check(loaded.status().message().size() < 9000, "model error too long");
+    if (!loaded.ok()) check(loaded.status().message().size() < 9000, "model error too long", loaded.status().message());
   }
   return 0;
 }

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "absl/strings/string_view.h"
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "plugins/options.h"
@@ -27,9 +29,9 @@ class AllKinds : public fx::OptionSet {
   fx::ListOption names{*this, "names", ""};
 };
 
-void check(bool condition, const char* what) {
+void check(bool condition, const char* what, absl::string_view message = "") {
   if (!condition) {
-    std::fprintf(stderr, "options_fuzzer: %s\n", what);
+    std::fprintf(stderr, "%s: %s\n%.*s\n", "options_fuzzer", what, static_cast<int>(message.size()), message.data());
     std::abort();
   }
 }
@@ -43,12 +45,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   AllKinds options;
   absl::Status names = fx::check_option_names("pass", (*parsed)[0], options.option_specs());
   if (!names.ok()) {
-    check(names.message().size() < 600, "name error not cut");
+    check(names.message().size() < 600, "name error not cut", names.message());
     return 0;
   }
   absl::Status set = options.set_options((*parsed)[0].options);
   if (!set.ok()) {
-    check(set.message().size() < 600, "value error not cut");
+    check(set.message().size() < 600, "value error not cut", set.message());
     check(absl::StartsWith(set.message(), "option '"), "value error does not name the option");
     return 0;
   }

@@ -7,13 +7,15 @@
 #include <cstdlib>
 #include <string>
 
+#include "absl/strings/string_view.h"
+
 #include "plugins/pipeline_text.h"
 
 namespace {
 
-void check(bool condition, const char* what) {
+void check(bool condition, const char* what, absl::string_view message = "") {
   if (!condition) {
-    std::fprintf(stderr, "pipeline_text_fuzzer: %s\n", what);
+    std::fprintf(stderr, "%s: %s\n%.*s\n", "pipeline_text_fuzzer", what, static_cast<int>(message.size()), message.data());
     std::abort();
   }
 }
@@ -24,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto parsed = fx::parse_pipeline(text);
   if (!parsed.ok()) {
-    check(parsed.status().message().size() < 600, "error message not cut");
+    check(parsed.status().message().size() < 600, "error message not cut", parsed.status().message());
     return 0;
   }
   const std::string printed = fx::print_pipeline(*parsed);
