@@ -11,7 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "core/naming.h"
 #include "core/printer.h"
-#include "runtime/interpreter.h"
+#include "runtime/execution_plan.h"
 
 namespace fx {
 namespace {
@@ -55,7 +55,7 @@ GraphModule::~GraphModule() = default;
 void GraphModule::set_graph(std::unique_ptr<Graph> graph) {
   state_version_ = version() + 1;
   graph_ = std::move(graph);
-  interpreter_.reset();
+  plan_.reset();
 }
 
 absl::StatusOr<c10::IValue> GraphModule::get_attr(absl::string_view qualified_name) const {
@@ -161,8 +161,13 @@ absl::Status GraphModule::lint() const {
 std::string GraphModule::code() const { return python_code(*graph_); }
 
 absl::StatusOr<c10::IValue> GraphModule::forward(std::vector<c10::IValue> inputs) {
-  if (!interpreter_) interpreter_ = std::make_unique<Interpreter>(*this);
-  return interpreter_->run(std::move(inputs));
+  if (!plan_ || plan_version_ != version()) {
+    auto plan = ExecutionPlan::compile(*this);
+    if (!plan.ok()) return plan.status();
+    plan_ = *std::move(plan);
+    plan_version_ = version();
+  }
+  return plan_->run(std::move(inputs));
 }
 
 absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& source,
@@ -188,7 +193,7 @@ absl::Status GraphModule::delete_unused_attributes() {
   }
   root_ = fresh.root_;
   own_attributes_ = std::move(fresh.own_attributes_);
-  interpreter_.reset();
+  plan_.reset();
   ++state_version_;
   return absl::OkStatus();
 }

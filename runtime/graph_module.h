@@ -17,8 +17,9 @@
 // uses `model` as the root as it is; `GraphModule::from_referenced` builds a
 // fresh root holding only what the graph references, as torch.fx does.
 //
-// Calling a GraphModule runs an Interpreter (interpreter.h) whose per-node plan
-// is cached until the graph changes (Graph::version()). GraphModules are
+// Calling a GraphModule runs its ExecutionPlan (execution_plan.h), compiled
+// at the first call and again after the module changes (version()); the
+// Interpreter (interpreter.h) runs it node by node, overridably. GraphModules are
 // movable, not copyable; submodules and tensors are shared, not copied.
 #ifndef FX_RUNTIME_GRAPH_MODULE_H_
 #define FX_RUNTIME_GRAPH_MODULE_H_
@@ -37,7 +38,7 @@
 
 namespace fx {
 
-class Interpreter;
+class ExecutionPlan;
 
 // A new TorchScript module with no attributes or methods, of class
 // `__torch__.fx.<class_name>`: the root of a GraphModule built from scratch.
@@ -109,6 +110,11 @@ class GraphModule {
   void add_function(const std::string& target, torch::jit::StrongFunctionPtr function);
   // The functions recorded for `target`, in the order recorded.
   std::vector<torch::jit::Function*> find_functions(absl::string_view target) const;
+  // All recorded functions, by target.
+  const absl::flat_hash_map<std::string, std::vector<torch::jit::StrongFunctionPtr>>& functions()
+      const {
+    return functions_;
+  }
 
   // Graph::lint, then: every get_attr target is an attribute and every
   // call_module target a submodule. Errors name the node and the missing atom.
@@ -117,8 +123,10 @@ class GraphModule {
   // The Python source of forward (torch.fx's `GraphModule.code`).
   std::string code() const;
 
-  // Runs the graph on `inputs` (torch.fx: `gm(*inputs)`). Errors name the
-  // placeholder or the node that failed.
+  // Runs the graph on `inputs` (torch.fx: `gm(*inputs)`) with its execution
+  // plan (execution_plan.h), compiled for the CPU at the first call and again
+  // after the module changes. Errors name the placeholder or the node that
+  // failed. Not for concurrent calls: threads share an ExecutionPlan instead.
   absl::StatusOr<c10::IValue> forward(std::vector<c10::IValue> inputs);
   absl::StatusOr<c10::IValue> operator()(std::vector<c10::IValue> inputs) {
     return forward(std::move(inputs));
@@ -137,9 +145,9 @@ class GraphModule {
   // version() is this plus the graph's version; set_graph moves it past the
   // old graph's, so the sum only grows.
   uint64_t state_version_ = 0;
-  // The interpreter of the last call, and the graph version it was built for.
-  std::unique_ptr<Interpreter> interpreter_;
-  uint64_t interpreter_version_ = 0;
+  // The plan of the last call, and the version it was compiled for.
+  std::shared_ptr<const ExecutionPlan> plan_;
+  uint64_t plan_version_ = 0;
 };
 
 }  // namespace fx

@@ -113,9 +113,8 @@ absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr
       absl::StrCat("expected ", type->repr_str(), " but got ", value.type()->repr_str()));
 }
 
-absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& schema,
-                                                 std::vector<c10::IValue> args,
-                                                 const IValueKwargs& kwargs) {
+absl::StatusOr<std::vector<ParamBinding>> bind_positions(
+    const c10::FunctionSchema& schema, size_t num_args, const std::vector<std::string>& kwarg_names) {
   const auto& params = schema.arguments();
   size_t positional_params = 0;
   while (positional_params < params.size() && !params[positional_params].kwarg_only()) {
@@ -123,58 +122,87 @@ absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& sche
   }
   // Python packs trailing positional values into a trailing list parameter:
   // x.permute(0, 2, 1) is x.permute([0, 2, 1]).
-  if (args.size() > positional_params && positional_params > 0 &&
-      params[positional_params - 1].type()->kind() == c10::TypeKind::ListType) {
-    const size_t first = positional_params - 1;
-    std::vector<c10::IValue> rest(std::make_move_iterator(args.begin() + first),
-                                  std::make_move_iterator(args.end()));
-    args.resize(first);
-    c10::impl::GenericList packed(c10::AnyType::get());
-    for (auto& v : rest) packed.push_back(std::move(v));
-    args.emplace_back(std::move(packed));
-  }
-  if (args.size() > positional_params) {
+  const bool packs = num_args > positional_params && positional_params > 0 &&
+                     params[positional_params - 1].type()->kind() == c10::TypeKind::ListType;
+  if (num_args > positional_params && !packs) {
     return absl::InvalidArgumentError(absl::StrCat(schema.name(), " takes ", positional_params,
-                                                   " positional arguments but ", args.size(),
+                                                   " positional arguments but ", num_args,
                                                    " were given"));
   }
-  std::vector<char> kwarg_used(kwargs.size(), 0);
+  std::vector<char> kwarg_used(kwarg_names.size(), 0);
+  std::vector<ParamBinding> out(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    ParamBinding& b = out[i];
+    if (packs && i == positional_params - 1) {
+      b = {ParamBinding::kPacked, i, num_args};
+      continue;
+    }
+    if (i < num_args) {
+      b = {ParamBinding::kPositional, i, 0};
+      continue;
+    }
+    bool found = false;
+    for (size_t k = 0; k < kwarg_names.size() && !found; ++k) {
+      if (kwarg_names[k] == params[i].name()) {
+        b = {ParamBinding::kKeyword, k, 0};
+        kwarg_used[k] = 1;
+        found = true;
+      }
+    }
+    if (found) continue;
+    if (!params[i].default_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(schema.name(), " is missing argument '", params[i].name(), "'"));
+    }
+    b = {ParamBinding::kDefault, 0, 0};
+  }
+  for (size_t k = 0; k < kwarg_names.size(); ++k) {
+    if (!kwarg_used[k]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          schema.name(), " got an unexpected keyword argument '", kwarg_names[k], "'"));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& schema,
+                                                 std::vector<c10::IValue> args,
+                                                 const IValueKwargs& kwargs) {
+  std::vector<std::string> names;
+  names.reserve(kwargs.size());
+  for (const auto& kv : kwargs) names.push_back(kv.first);
+  auto bindings = bind_positions(schema, args.size(), names);
+  if (!bindings.ok()) return bindings.status();
+  const auto& params = schema.arguments();
   torch::jit::Stack stack;
   stack.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
     const c10::Argument& p = params[i];
-    c10::optional<c10::IValue> value;
-    if (i < args.size()) {
-      value = std::move(args[i]);
-    } else {
-      for (size_t k = 0; k < kwargs.size(); ++k) {
-        if (kwargs[k].first == p.name()) {
-          value = kwargs[k].second;
-          kwarg_used[k] = 1;
-          break;
-        }
+    const ParamBinding& b = (*bindings)[i];
+    c10::IValue value;
+    switch (b.kind) {
+      case ParamBinding::kDefault:
+        stack.push_back(*p.default_value());
+        continue;
+      case ParamBinding::kPositional:
+        value = std::move(args[b.index]);
+        break;
+      case ParamBinding::kKeyword:
+        value = kwargs[b.index].second;
+        break;
+      case ParamBinding::kPacked: {
+        c10::impl::GenericList packed(c10::AnyType::get());
+        for (size_t j = b.index; j < b.end; ++j) packed.push_back(std::move(args[j]));
+        value = std::move(packed);
+        break;
       }
     }
-    if (!value) {
-      if (!p.default_value()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(schema.name(), " is missing argument '", p.name(), "'"));
-      }
-      stack.push_back(*p.default_value());
-      continue;
-    }
-    auto coerced = coerce_to_type(std::move(*value), p.type(), p.N());
+    auto coerced = coerce_to_type(std::move(value), p.type(), p.N());
     if (!coerced.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("argument '", p.name(), "' of ", schema.name(),
                                                      ": ", coerced.status().message()));
     }
     stack.push_back(std::move(*coerced));
-  }
-  for (size_t k = 0; k < kwargs.size(); ++k) {
-    if (!kwarg_used[k]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          schema.name(), " got an unexpected keyword argument '", kwargs[k].first, "'"));
-    }
   }
   return stack;
 }

@@ -55,6 +55,20 @@ absl::StatusOr<BoundOperator> find_operator(absl::string_view qualified_name);
 // All overloads of `qualified_name_without_overload` ("aten::add").
 std::vector<BoundOperator> find_overloads(absl::string_view qualified_name_without_overload);
 
+// Where each schema parameter takes its value from, given a call's number of
+// positional arguments and its keyword names (the rules bind_arguments
+// applies): a positional argument, a keyword argument, the default, or the
+// positional arguments [index, end) packed into a list (`x.permute(0, 2, 1)`).
+struct ParamBinding {
+  enum Kind { kPositional, kKeyword, kDefault, kPacked };
+  Kind kind = kDefault;
+  size_t index = 0;  // kPositional, kPacked: first positional; kKeyword: keyword position
+  size_t end = 0;    // kPacked: one past the last positional
+};
+absl::StatusOr<std::vector<ParamBinding>> bind_positions(const c10::FunctionSchema& schema,
+                                                         size_t num_args,
+                                                         const std::vector<std::string>& kwarg_names);
+
 // Binds `args` and `kwargs` to `schema`: a stack in schema order, with defaults
 // and coercions applied. The error names the argument that does not fit.
 absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& schema,

@@ -4,8 +4,9 @@
 // segmentation, video and detection backbones, torch.nn's transformer and RNN
 // layers, hand-written blocks with the patterns real code has, seed 003's
 // tensor product. Each is traced with the default options and its graph run
-// against the TorchScript module on the saved inputs: outputs and inputs
-// mutated in place must be equal, before and after `inline,dce` and
+// against the TorchScript module on the saved inputs, by its execution plan
+// and by the Interpreter: outputs and inputs mutated in place must be equal,
+// before and after `inline,dce` and
 // `inline{recurse=true},dce{submodules=true}`.
 #include <ATen/ATen.h>
 
@@ -26,28 +27,6 @@
 
 namespace fx {
 namespace {
-
-// Runs the graph and the module on copies of `inputs`; their outputs, and the
-// inputs after the run (in-place operations on inputs keep their effect),
-// must be equal.
-void expect_runs_like_the_module(GraphModule& gm, torch::jit::Module& module,
-                                 const std::vector<c10::IValue>& inputs, const std::string& what) {
-  std::vector<c10::IValue> graph_inputs;
-  std::vector<c10::IValue> module_inputs;
-  for (const c10::IValue& v : inputs) {
-    graph_inputs.push_back(testing::deep_clone(v));
-    module_inputs.push_back(testing::deep_clone(v));
-  }
-  auto got = gm(graph_inputs);
-  ASSERT_TRUE(got.ok()) << what << ": " << got.status();
-  const c10::IValue want = module.forward(module_inputs);
-  std::string why;
-  EXPECT_TRUE(testing::all_close(*got, want, &why)) << what << ": outputs differ: " << why;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    EXPECT_TRUE(testing::all_close(graph_inputs[i], module_inputs[i], &why))
-        << what << ": input " << i << " differs after the run: " << why;
-  }
-}
 
 // Models the tracer refuses, as Python's torch.fx does, and what the message
 // must say. Each refusal names the source line and what to do.
@@ -85,7 +64,7 @@ TEST_P(RealModelsTest, GraphComputesWhatTheModelComputesBeforeAndAfterPasses) {
   }
   ASSERT_TRUE(gm.ok()) << gm.status();
   ASSERT_TRUE(gm->lint().ok()) << gm->lint();
-  expect_runs_like_the_module(*gm, module, inputs, "traced");
+  testing::expect_runs_like_the_module(*gm, module, inputs, "traced");
 
   Registry registry;
   PluginRegistrar r({"passes", "1", ""});
@@ -100,7 +79,7 @@ TEST_P(RealModelsTest, GraphComputesWhatTheModelComputesBeforeAndAfterPasses) {
     PassContext context(registry);
     absl::Status ran = pm->run(*traced, context);
     ASSERT_TRUE(ran.ok()) << pipeline << ": " << ran;
-    expect_runs_like_the_module(*traced, module, inputs, pipeline);
+    testing::expect_runs_like_the_module(*traced, module, inputs, pipeline);
   }
 }
 

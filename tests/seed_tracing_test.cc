@@ -89,7 +89,7 @@ TEST(Seed000, ModulePathTracerOnResNet18PrintsTheSeedsTable) {
   ASSERT_EQ(want.size(), 71u);
   EXPECT_EQ(lines_without_trailing_blanks(printed), want);
   EXPECT_TRUE(traced_rn18->lint().ok()) << traced_rn18->lint();
-  testing::expect_same_outputs(*traced_rn18, testing::load_fixture("resnet18.pt"),
+  testing::expect_runs_like_the_module(*traced_rn18, testing::load_fixture("resnet18.pt"),
                                testing::example_inputs("resnet18"));
 }
 
@@ -121,7 +121,7 @@ TEST(Seed000, M1IsACallModuleByDefaultAndACallFunctionWhenReluIsNotALeaf) {
     ops.push_back(absl::StrCat(op_name(n->op()), " ", n->name()));
   }
   EXPECT_THAT(ops, ElementsAre("placeholder x", "call_function relu", "output output"));
-  testing::expect_same_outputs(*custom_traced, testing::load_fixture("m1.pt"),
+  testing::expect_runs_like_the_module(*custom_traced, testing::load_fixture("m1.pt"),
                                testing::example_inputs("m1"));
 }
 
@@ -176,7 +176,7 @@ TEST(Seed004, MyModuleHasTorchFxNamesAndStructure) {
   EXPECT_EQ(gm->graph().find_node("linear_weight")->target(), "linear.weight");
   EXPECT_EQ(gm->graph().find_node("sum_1")->args()[1], Argument::List({-1}));
   EXPECT_EQ(gm->graph().find_node("topk")->args()[1], Argument(3));
-  testing::expect_same_outputs(*gm, testing::load_fixture("my_module.pt"),
+  testing::expect_runs_like_the_module(*gm, testing::load_fixture("my_module.pt"),
                                testing::example_inputs("my_module"));
 }
 

@@ -37,7 +37,7 @@ TEST_P(TorchvisionTest, TracesLikeTorchFx) {
   } else {
     EXPECT_EQ(ours, reference);
   }
-  testing::expect_same_outputs(*gm, model, testing::example_inputs(name));
+  testing::expect_runs_like_the_module(*gm, model, testing::example_inputs(name));
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, TorchvisionTest,

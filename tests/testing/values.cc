@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "gtest/gtest.h"
+#include "runtime/interpreter.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {
@@ -103,13 +104,26 @@ std::vector<c10::IValue> clone(const std::vector<c10::IValue>& inputs) {
 }
 }  // namespace
 
-void expect_same_outputs(GraphModule& gm, torch::jit::Module module,
-                         const std::vector<c10::IValue>& inputs) {
-  auto got = gm(clone(inputs));
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  c10::IValue want = module.forward(clone(inputs));
-  std::string why;
-  EXPECT_TRUE(all_close(*got, want, &why)) << why;
+void expect_runs_like_the_module(GraphModule& gm, torch::jit::Module module,
+                                 const std::vector<c10::IValue>& inputs, const std::string& what) {
+  std::vector<c10::IValue> module_inputs = clone(inputs);
+  const c10::IValue want = module.forward(module_inputs);
+  auto check = [&](const std::string& run, absl::StatusOr<c10::IValue> got,
+                   const std::vector<c10::IValue>& run_inputs) {
+    ASSERT_TRUE(got.ok()) << what << " " << run << ": " << got.status();
+    std::string why;
+    EXPECT_TRUE(all_close(*got, want, &why)) << what << " " << run << ": outputs differ: " << why;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      EXPECT_TRUE(all_close(run_inputs[i], module_inputs[i], &why))
+          << what << " " << run << ": input " << i << " differs after the run: " << why;
+    }
+  };
+  for (int run = 1; run <= 3; ++run) {
+    std::vector<c10::IValue> run_inputs = clone(inputs);
+    check("plan run " + std::to_string(run), gm(run_inputs), run_inputs);
+  }
+  std::vector<c10::IValue> run_inputs = clone(inputs);
+  check("Interpreter", Interpreter(gm).run(run_inputs), run_inputs);
 }
 
 std::vector<c10::IValue> example_inputs(const std::string& fixture) {

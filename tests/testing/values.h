@@ -20,10 +20,15 @@ namespace testing {
 // tensors are allclose; `why` says where they differ.
 bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why);
 
-// Runs `gm` and `module.forward` on copies of `inputs` and expects the same
-// outputs (allclose), as a gtest failure otherwise.
-void expect_same_outputs(GraphModule& gm, torch::jit::Module module,
-                         const std::vector<c10::IValue>& inputs);
+// Runs the module and, on copies of `inputs`, `gm` three ways: its execution
+// plan three times (the first run specialises it, the later ones run its
+// compiled steps and reuse its arena) and the Interpreter once. Every
+// output, and every input after the run (in-place operations on inputs keep
+// their effect), must equal the module's (allclose); gtest failures say
+// which run differs, prefixed by `what`.
+void expect_runs_like_the_module(GraphModule& gm, torch::jit::Module module,
+                                 const std::vector<c10::IValue>& inputs,
+                                 const std::string& what = "");
 
 // Inputs for a fixture (by file name without ".pt"): an image batch for the
 // torchvision models, small tensors for the rest.

@@ -1,0 +1,58 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/devices.h"
+
+#include <ATen/Context.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/message_text.h"
+
+namespace fx {
+
+absl::StatusOr<c10::Device> parse_device(absl::string_view text) {
+  c10::Device device(c10::kCPU);
+  if (text == "cpu") {
+    device = c10::Device(c10::kCPU);
+  } else if (text == "meta") {
+    device = c10::Device(c10::kMeta);
+  } else if (text == "cuda") {
+    device = c10::Device(c10::kCUDA, 0);
+  } else if (absl::StartsWith(text, "cuda:")) {
+    int index = -1;
+    if (!absl::SimpleAtoi(text.substr(5), &index) || index < 0 || index > 127) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "bad device ", quote_for_message(text), ": the GPU index must be a number, as in cuda:0"));
+    }
+    device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown device ", quote_for_message(text),
+                                                   ": use cpu, cuda, cuda:N or meta"));
+  }
+  if (absl::Status s = check_device_available(device); !s.ok()) return s;
+  return device;
+}
+
+absl::Status check_device_available(const c10::Device& device) {
+  if (!device.is_cuda()) return absl::OkStatus();
+  if (!at::hasCUDA()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "device ", device.str(),
+        " needs CUDA, but this build's libtorch has none (Debian's libtorch is CPU-only): "
+        "build against a CUDA libtorch with FX_LIBTORCH_HOME=/path/to/libtorch (see README, "
+        "\"CUDA\") on a machine with an NVIDIA GPU, or run with --device=cpu"));
+  }
+  const int count = static_cast<int>(at::getNumGPUs());
+  if (count == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "device ", device.str(), ": this libtorch has CUDA but no GPU is visible (check "
+        "nvidia-smi and CUDA_VISIBLE_DEVICES), or run with --device=cpu"));
+  }
+  if (device.has_index() && device.index() >= count) {
+    return absl::FailedPreconditionError(absl::StrCat("device ", device.str(), ": this machine has ",
+                                                      count, " GPU(s), cuda:0 to cuda:", count - 1));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fx

@@ -1,0 +1,31 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// devices.h: the devices a plan can run on, as users name them.
+//
+//   c10::Device d = *fx::parse_device("cuda:1");   // checks the build and the machine
+//
+// Contracts:
+//   * `parse_device` accepts `cpu`, `cuda`, `cuda:N` and `meta` (shapes only,
+//     no data: for tests and shape inference). `cuda` means `cuda:0`.
+//   * A CUDA device is refused, with the reason and the fix, when this build's
+//     libtorch has no CUDA (Debian's is CPU-only: build against a CUDA
+//     libtorch with FX_LIBTORCH_HOME), when no GPU is visible, or when N is
+//     not below the number of GPUs.
+#ifndef FX_RUNTIME_DEVICES_H_
+#define FX_RUNTIME_DEVICES_H_
+
+#include <c10/core/Device.h>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace fx {
+
+absl::StatusOr<c10::Device> parse_device(absl::string_view text);
+
+// Fails, saying why and what to do, when `device` cannot be used here.
+absl::Status check_device_available(const c10::Device& device);
+
+}  // namespace fx
+
+#endif  // FX_RUNTIME_DEVICES_H_

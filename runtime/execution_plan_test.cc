@@ -1,0 +1,224 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/execution_plan.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/api/compilation_unit.h>
+
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/interpreter.h"
+
+namespace fx {
+namespace {
+
+using ::testing::HasSubstr;
+
+// x + x, then n - 1 times `+ x` (so (n + 1) * x): every value but the last
+// is an intermediate.
+GraphModule chain_of_adds(int n) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* v = g->call_function("aten::add.Tensor", {x, x});
+  for (int i = 1; i < n; ++i) v = g->call_function("operator.add", {v, x});
+  g->output(v);
+  return GraphModule(empty_module("Chain"), std::move(g));
+}
+
+std::shared_ptr<const ExecutionPlan> compile(const GraphModule& gm, PlanOptions options = {}) {
+  auto plan = ExecutionPlan::compile(gm, options);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return plan.ok() ? *plan : nullptr;
+}
+
+at::Tensor run_tensor(const ExecutionPlan& plan, std::vector<c10::IValue> inputs) {
+  auto out = plan.run(std::move(inputs));
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? out->toTensor() : at::Tensor();
+}
+
+TEST(ExecutionPlanTest, LaterRunsComputeWhatTheFirstAndTheInterpreterDo) {
+  GraphModule gm = chain_of_adds(50);
+  auto plan = compile(gm);
+  const at::Tensor x = at::rand({4, 8});
+  Interpreter interpreter(gm);
+  const at::Tensor want = interpreter.run({x})->toTensor();
+  for (int run = 0; run < 3; ++run) {
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {x}), want)) << "run " << run;
+  }
+}
+
+TEST(ExecutionPlanTest, IntermediatesShareOneArenaThroughOutVariants) {
+  GraphModule gm = chain_of_adds(50);
+  auto plan = compile(gm);
+  run_tensor(*plan, {at::rand({64, 64})});
+  ASSERT_EQ(plan->stats().size(), 1u);
+  const PlanStats stats = plan->stats()[0];
+  // 49 intermediates (the last value is the output), each 16 KiB; a chain
+  // needs two alive at a time.
+  EXPECT_EQ(stats.out_variant_steps, 49u);
+  EXPECT_EQ(stats.planned_bytes, 49u * 64 * 64 * 4);
+  EXPECT_EQ(stats.arena_bytes, 2u * 64 * 64 * 4);
+  EXPECT_EQ(stats.intermediate_bytes, 50u * 64 * 64 * 4);
+}
+
+TEST(ExecutionPlanTest, OutputsNeverLiveInTheArena) {
+  GraphModule gm = chain_of_adds(10);
+  auto plan = compile(gm);
+  const at::Tensor first = run_tensor(*plan, {at::ones({8})});
+  const at::Tensor second = run_tensor(*plan, {at::full({8}, 2.0)});
+  const at::Tensor third = run_tensor(*plan, {at::full({8}, 3.0)});
+  EXPECT_TRUE(at::equal(first, at::full({8}, 11.0)));
+  EXPECT_TRUE(at::equal(second, at::full({8}, 22.0)));
+  EXPECT_TRUE(at::equal(third, at::full({8}, 33.0)));
+  EXPECT_FALSE(first.is_alias_of(second));
+}
+
+TEST(ExecutionPlanTest, ANewInputShapeSpecialisesAgain) {
+  GraphModule gm = chain_of_adds(5);
+  auto plan = compile(gm);
+  EXPECT_TRUE(at::allclose(run_tensor(*plan, {at::ones({2})}), at::full({2}, 6.0)));
+  EXPECT_TRUE(at::allclose(run_tensor(*plan, {at::ones({3, 3})}), at::full({3, 3}, 6.0)));
+  EXPECT_TRUE(at::allclose(run_tensor(*plan, {at::ones({2})}), at::full({2}, 6.0)));
+  EXPECT_EQ(plan->stats().size(), 2u);
+}
+
+// repeat(x, [n]) has an out variant; its size depends on an int input, which
+// is not part of the signature: a larger n grows the planned tensors past
+// their bytes, and they must move out of the arena rather than overwrite it.
+TEST(ExecutionPlanTest, ATensorGrownPastItsPlanLeavesTheArena) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* n = g->placeholder("n");
+  Node* y = g->placeholder("y");
+  Node* repeated = g->call_function("aten::repeat", {x, Argument::List({n})});
+  Node* doubled = g->call_function("operator.mul", {repeated, 2.0});
+  Node* shifted = g->call_function("operator.add", {y, 1.0});
+  Node* total = g->call_function("aten::sum", {doubled});
+  g->output(Argument::Tuple({g->call_function("operator.add", {total, 0.0}),
+                             g->call_function("operator.mul", {shifted, 3.0})}));
+  GraphModule gm(empty_module("Grow"), std::move(g));
+  auto plan = compile(gm);
+  const at::Tensor x_value = at::arange(4, at::kFloat);
+  const at::Tensor y_value = at::arange(4, at::kFloat);
+  for (int64_t times : {2, 5, 1, 7, 2}) {
+    auto out = plan->run({x_value, times, y_value});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const auto elements = out->toTupleRef().elements();
+    EXPECT_DOUBLE_EQ(elements[0].toTensor().item<double>(), 12.0 * times) << times;
+    EXPECT_TRUE(at::equal(elements[1].toTensor(), (y_value + 1) * 3)) << times;
+  }
+  EXPECT_GT(plan->stats()[0].out_variant_steps, 0u);
+}
+
+TEST(ExecutionPlanTest, FourThreadsOnOnePlanGetWhatOneThreadGets) {
+  GraphModule gm = chain_of_adds(30);
+  auto plan = compile(gm);
+  std::vector<at::Tensor> inputs, want;
+  for (int i = 0; i < 16; ++i) {
+    inputs.push_back(at::rand({16, 16}));
+    want.push_back(run_tensor(*plan, {inputs.back()}));
+  }
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto state = plan->make_state();
+      for (int round = 0; round < 50; ++round) {
+        const size_t i = (round * 5 + t) % inputs.size();
+        // Half the threads share the pool, half keep their own state.
+        auto out = t % 2 == 0 ? plan->run({inputs[i]}) : plan->run(*state, {inputs[i]});
+        if (!out.ok() || !at::equal(out->toTensor(), want[i])) ++mismatches[t];
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_THAT(mismatches, ::testing::Each(0));
+}
+
+TEST(ExecutionPlanTest, InputErrorsNameThePlaceholder) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  x->meta().set("_torchscript_type", "Tensor");
+  g->output(g->call_function("operator.mul", {x, 2.0}));
+  GraphModule gm(empty_module("M"), std::move(g));
+  auto plan = compile(gm);
+  EXPECT_THAT(std::string(plan->run({at::ones({1}), 1.0}).status().message()),
+              HasSubstr("forward takes 1 input(s) (x) but 2 were given"));
+  EXPECT_THAT(std::string(plan->run({c10::IValue(int64_t{3})}).status().message()),
+              HasSubstr("input 0 (placeholder 'x') must be Tensor but got int"));
+  EXPECT_THAT(std::string(plan->run({}).status().message()),
+              HasSubstr("missing input 0 (placeholder 'x')"));
+}
+
+// A failure that depends on values, not types, happens on the compiled path.
+TEST(ExecutionPlanTest, FailingOperatorsNameTheNodeOnTheCompiledPath) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* index = g->placeholder("index");
+  g->output(g->call_function("aten::index_select", {x, 0, index}));
+  GraphModule gm(empty_module("M"), std::move(g));
+  auto plan = compile(gm);
+  const at::Tensor x_value = at::rand({3, 2});
+  ASSERT_TRUE(plan->run({x_value, at::tensor({0, 2})}).ok());
+  auto failed = plan->run({x_value, at::tensor({0, 7})});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(std::string(failed.status().message()),
+              HasSubstr("node 'index_select' (torch.ops.aten.index_select.default)"));
+  EXPECT_THAT(std::string(failed.status().message()), HasSubstr("out of range"));
+  // The plan is still usable.
+  EXPECT_TRUE(plan->run({x_value, at::tensor({1})}).ok());
+}
+
+TEST(ExecutionPlanTest, InferenceModeByDefaultAutogradOnRequest) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->output(g->call_function("operator.mul", {x, 3.0}));
+  GraphModule gm(empty_module("M"), std::move(g));
+  const at::Tensor x_value = at::ones({2}).requires_grad_();
+  const at::Tensor fast = run_tensor(*compile(gm), {x_value});
+  EXPECT_TRUE(fast.is_inference());
+  PlanOptions autograd;
+  autograd.inference_mode = false;
+  const at::Tensor y = run_tensor(*compile(gm, autograd), {x_value});
+  ASSERT_TRUE(y.requires_grad());
+  y.sum().backward();
+  EXPECT_TRUE(at::equal(x_value.grad(), at::full({2}, 3.0)));
+}
+
+// Placement on a device other than the CPU, tested with the meta device
+// (shapes without data) where no GPU is at hand.
+TEST(ExecutionPlanTest, PlacesStateOnTheDeviceAndRefusesInputsElsewhere) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* w = g->get_attr("weight");
+  g->output(g->call_function("aten::matmul", {x, w}));
+  GraphModule gm(empty_module("M"), std::move(g));
+  ASSERT_TRUE(gm.add_attribute("weight", at::rand({4, 5})).ok());
+  PlanOptions on_meta;
+  on_meta.device = c10::Device(c10::kMeta);
+  auto plan = compile(gm, on_meta);
+  const at::Tensor out = run_tensor(*plan, {at::empty({3, 4}, at::device(c10::kMeta))});
+  EXPECT_TRUE(out.is_meta());
+  EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{3, 5}));
+  auto wrong = plan->run({at::rand({3, 4})});
+  EXPECT_THAT(std::string(wrong.status().message()),
+              HasSubstr("input 0 (placeholder 'x') is on cpu but the plan runs on meta"));
+  // The GraphModule's own state stays where it was.
+  EXPECT_TRUE(gm.get_attr("weight")->toTensor().is_cpu());
+}
+
+TEST(ExecutionPlanTest, CudaWithoutCudaSaysWhyAndHow) {
+  if (at::hasCUDA()) GTEST_SKIP() << "this libtorch has CUDA";
+  GraphModule gm = chain_of_adds(2);
+  PlanOptions on_gpu;
+  on_gpu.device = c10::Device(c10::kCUDA, 0);
+  auto plan = ExecutionPlan::compile(gm, on_gpu);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("needs CUDA"));
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("FX_LIBTORCH_HOME"));
+}
+
+}  // namespace
+}  // namespace fx

@@ -1,0 +1,126 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// node_calls.h: what running one node means, shared by the two executors.
+//
+// The Interpreter (interpreter.h: overridable, node by node) and the
+// ExecutionPlan (execution_plan.h: compiled, fast) must agree on every node's
+// meaning, so both read it from here:
+//
+//   NodeTarget target = *lookup_target(gm, node);    // once per node
+//   if (target.builtin != Builtin::kNone) ... run_builtin(node, target.builtin, args);
+//   ResolvedCall call = *resolve_call(node, args, kwargs);  // Python-level targets
+//   c10::IValue out = *call_operator(node, call, args, kwargs);
+//
+// Contracts:
+//   * `lookup_target` does the work that needs no argument values: the exact
+//     operator of an `ns::op.overload` target, the leaf functions the tracer
+//     recorded, the submodule's forward (or its overloads), a get_attr's value.
+//   * `resolve_call` picks, from the first call's argument values, the aten
+//     overload a Python-level target (`operator.add`, `torch.exp`, call_method
+//     `view`) means, as Python would; the result depends only on the argument
+//     types, so callers cache it per input signature.
+//   * Every error names the node and its target (`node_error`).
+#ifndef FX_RUNTIME_NODE_CALLS_H_
+#define FX_RUNTIME_NODE_CALLS_H_
+
+#include <string>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+#include <torch/csrc/jit/api/method.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/node.h"
+#include "runtime/graph_module.h"
+#include "runtime/operator_binding.h"
+
+namespace fx {
+
+// call_function targets run natively rather than by an operator.
+enum class Builtin { kNone, kGetItem, kNot, kPos, kGetAttr, kAssert, kAssertIsNone };
+
+// The builtin `target` names, or kNone.
+Builtin builtin_for(absl::string_view target);
+
+// Runs a builtin on evaluated arguments (no keyword arguments).
+absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
+                                        std::vector<c10::IValue>& args);
+
+// A Python number as the 0-dim "wrapped number" tensor torch makes of it.
+c10::IValue wrap_number(const c10::IValue& number);
+
+// "node 'add_1' (aten::add.Tensor): <message>".
+absl::Status node_error(const Node& node, absl::string_view message);
+
+// Checks a caller's input against a placeholder's TorchScript type, when the
+// tracer recorded one (meta `_torchscript_type`) or the node is annotated
+// `torch.Tensor`. `index` is the input's position, for the message.
+absl::Status check_input_type(const Node& node, size_t index, const c10::IValue& value);
+
+// What a node's target is, as far as it can be known without argument values.
+struct NodeTarget {
+  Builtin builtin = Builtin::kNone;
+  // An `ns::op.overload` target: its operator.
+  bool exact = false;
+  BoundOperator op;
+  // call_function of a TorchScript function (a leaf function): the one, or
+  // the overloads to choose from by the arguments (`choose_function`).
+  torch::jit::Function* function = nullptr;
+  std::vector<torch::jit::Function*> function_overloads;
+  // call_module: the submodule's forward, or its overloads (`forward__0`, ...).
+  c10::optional<torch::jit::Method> method;
+  std::vector<torch::jit::Method> method_overloads;
+  // get_attr: the value, read once.
+  c10::IValue attr;
+};
+
+// Looks up `node`'s target in `gm`. Errors name the node and what is missing.
+absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node);
+
+// The TorchScript overload of a leaf function, or of a submodule's forward,
+// that accepts these arguments.
+absl::StatusOr<torch::jit::Function*> choose_function(
+    const Node& node, const std::vector<torch::jit::Function*>& overloads,
+    const std::vector<c10::IValue>& args, const IValueKwargs& kwargs);
+absl::StatusOr<torch::jit::Method> choose_method(const Node& node,
+                                                 const std::vector<torch::jit::Method>& overloads,
+                                                 const std::vector<c10::IValue>& args,
+                                                 const IValueKwargs& kwargs);
+
+// An operator chosen for a call_function or call_method node, and how the
+// node's arguments map onto it.
+struct ResolvedCall {
+  BoundOperator op;
+  bool swap_operands = false;  // `2 + x` runs as add(x, 2)
+  bool wrap_first = false;     // `2 - x` runs as sub(tensor(2), x)
+};
+
+// The operator a Python-level target means for these argument values.
+absl::StatusOr<ResolvedCall> resolve_call(const Node& node, const std::vector<c10::IValue>& args,
+                                          const IValueKwargs& kwargs);
+
+// `args` rearranged as `call` says (operands swapped, a number wrapped).
+void adjust_arguments(const ResolvedCall& call, std::vector<c10::IValue>& args);
+
+// The node's value from an operator's stack after it ran: its one return, a
+// tuple of several, or None.
+c10::IValue take_returns(const c10::FunctionSchema& schema, torch::jit::Stack& stack);
+
+// Binds and runs `call` on the arguments; the node's value.
+absl::StatusOr<c10::IValue> call_operator(const Node& node, const ResolvedCall& call,
+                                          std::vector<c10::IValue> args,
+                                          const IValueKwargs& kwargs);
+
+// Runs a TorchScript function or method, turning exceptions into node errors.
+absl::StatusOr<c10::IValue> call_function_body(const Node& node, torch::jit::Function& function,
+                                               std::vector<c10::IValue> args,
+                                               const IValueKwargs& kwargs);
+absl::StatusOr<c10::IValue> call_method_body(const Node& node, const torch::jit::Method& method,
+                                             std::vector<c10::IValue> args,
+                                             const IValueKwargs& kwargs);
+
+}  // namespace fx
+
+#endif  // FX_RUNTIME_NODE_CALLS_H_
