@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/ascii.h"
 #include "core/naming.h"
 #include "core/printer.h"
 #include "core/python_operators.h"
@@ -362,13 +363,26 @@ absl::StatusOr<torch::jit::Method> choose_method(const Node& node,
   return node_error(node, "none of the submodule's forward overloads accepts its arguments");
 }
 
+namespace {
+
+// TorchScript wraps an error inside a function in its tracebacks (serialized
+// and original code); the error itself is the last line.
+std::string script_error_message(const std::exception& e) {
+  const std::string message = exception_message(e);
+  if (message.find("failed in the TorchScript interpreter") == std::string::npos) return message;
+  std::vector<absl::string_view> lines = absl::StrSplit(message, '\n', absl::SkipWhitespace());
+  return lines.empty() ? message : std::string(absl::StripAsciiWhitespace(lines.back()));
+}
+
+}  // namespace
+
 absl::StatusOr<c10::IValue> call_function_body(const Node& node, torch::jit::Function& function,
                                                std::vector<c10::IValue> args,
                                                const IValueKwargs& kwargs) {
   try {
     return function(std::move(args), torch::jit::Kwargs(kwargs.begin(), kwargs.end()));
   } catch (const std::exception& e) {
-    return node_error(node, exception_message(e));
+    return node_error(node, script_error_message(e));
   }
 }
 
@@ -378,7 +392,7 @@ absl::StatusOr<c10::IValue> call_method_body(const Node& node, const torch::jit:
   try {
     return method(std::move(args), torch::jit::Kwargs(kwargs.begin(), kwargs.end()));
   } catch (const std::exception& e) {
-    return node_error(node, exception_message(e));
+    return node_error(node, script_error_message(e));
   }
 }
 

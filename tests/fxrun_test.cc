@@ -3,6 +3,7 @@
 // fxrun end to end: the binary as users run it, its output and its errors.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -133,6 +134,62 @@ TEST(FxrunTest, InlineAndDcePipelineShowsTheInlinedCode) {
             "    relu_1 = torch.nn.functional.relu(x, inplace = False);  x = None\n"
             "    add = torch.ops.aten.add.Scalar(relu_1, 1.0);  relu_1 = None\n"
             "    return add\n");
+}
+
+TEST(FxrunTest, WithoutFlagsAlsoRunsAndChecksResNet18) {
+  Result r = fxrun("");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("run on cpu: x float[1, 3, 224, 224]\noutput 0: float[1, 1000]"));
+  EXPECT_THAT(r.out, HasSubstr("check: max abs difference"));
+  EXPECT_THAT(r.out, HasSubstr("latency: median"));
+}
+
+TEST(FxrunTest, RunChecksTheGraphAfterPassesAgainstTheModel) {
+  Result r = fxrun("--passes=inline,dce --check --repeat=3 --warmup=1 --print=none");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("): ok\n"));
+  EXPECT_THAT(r.out, HasSubstr("over 3 run(s) after 1 warmup"));
+  // A pass that changes what the model computes is caught.
+  Result broken = fxrun("--model=" + runfile("tests/fixtures/exp_tan.pt") +
+                        " --passes=invert --check --input-shape=3,4 --print=none");
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_THAT(broken.err, StartsWith("fxrun: error: --check: output 0 differs from the original"));
+  // The run's report goes to stderr when stdout carries JSON.
+  Result json = fxrun("--model=" + runfile("tests/fixtures/exp_tan.pt") +
+                      " --emit=json --run --input-shape=3,4");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, StartsWith("{"));
+  EXPECT_THAT(json.err, HasSubstr("output 0: float[3, 4]"));
+}
+
+TEST(FxrunTest, RunFlagErrors) {
+  const std::string model = " --model=" + runfile("tests/fixtures/exp_tan.pt") + " --print=none";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--run", "--run needs inputs: --input-shape="},
+      {"--device=cpu", "--device is for running the graph: add --run"},
+      {"--run --input-shape=3,x", "bad size 'x' in --input-shape '3,x'"},
+      {"--run --input-shape=bf17:3", "unknown dtype 'bf17'"},
+      {"--run --device=tpu --input-shape=3", "unknown device 'tpu': use cpu, cuda, cuda:N or meta"},
+      {"--run --input-shape=3 --input=x.pt", "give one of them"},
+      {"--run --input=/no/such/inputs.pt", "cannot read --input /no/such/inputs.pt: No such file"},
+      {"--run --input-shape=3,4 --repeat=0", "--repeat takes a count of at least 1"},
+      {"--check --device=meta --input-shape=3,4", "the meta device has none"},
+      {"--run '--input-shape=3,4;3,4'", "forward takes 1 input(s) (x) but 2 were given"},
+  };
+  for (const auto& [flags, message] : cases) {
+    Result r = fxrun(flags + model);
+    EXPECT_EQ(r.exit_code, 1) << flags;
+    EXPECT_THAT(r.err, HasSubstr(message)) << flags;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << flags << ": " << r.err;
+  }
+  Result cuda = fxrun("--run --device=cuda:0 --input-shape=3,4" + model);
+  if (cuda.exit_code == 1) EXPECT_THAT(cuda.err, HasSubstr("FX_LIBTORCH_HOME"));
+  // An operator failing inside a submodule: the node and TorchScript's reason,
+  // not its tracebacks.
+  Result shape = fxrun("--run --input-shape=3,4 --print=none");
+  EXPECT_EQ(shape.exit_code, 1);
+  EXPECT_THAT(shape.err, StartsWith("fxrun: error: node 'conv1' (call_module conv1): RuntimeError: "
+                                    "Expected 3D (unbatched) or 4D (batched) input to conv2d"));
 }
 
 TEST(FxrunTest, InvertPipelineOnExpTan) {

@@ -24,6 +24,8 @@
 #include <vector>
 
 
+#include <ATen/Parallel.h>
+
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
@@ -44,6 +46,8 @@
 #include "tools/graph_json.h"
 #include "tools/model_file.h"
 #include "tools/output_file.h"
+#include "tools/run_model.h"
+#include "runtime/devices.h"
 #include "tracer/tracer.h"
 
 ABSL_FLAG(std::string, model, "",
@@ -76,6 +80,21 @@ ABSL_FLAG(std::vector<std::string>, leaf_functions, {},
 ABSL_FLAG(std::vector<std::string>, trace_through, {},
           "functions of torch's API to trace through instead of recording whole, by name or "
           "module: torch.nn.functional.interpolate,torch.functional");
+ABSL_FLAG(bool, run, false, "run the final graph with its execution plan and print its outputs");
+ABSL_FLAG(std::string, device, "cpu", "device to run on: cpu, cuda, cuda:N (or meta: shapes only)");
+ABSL_FLAG(std::string, input_shape, "",
+          "random inputs of these shapes, one per placeholder, ';' between: 1,3,224,224 or "
+          "long:4,8");
+ABSL_FLAG(std::string, input, "",
+          "inputs from a file saved with torch.save, or a TorchScript module of buffers");
+ABSL_FLAG(bool, check, false,
+          "also run the original TorchScript module on the same inputs and fail beyond "
+          "--atol/--rtol (implies --run)");
+ABSL_FLAG(double, atol, 1e-5, "absolute tolerance of --check");
+ABSL_FLAG(double, rtol, 1e-4, "relative tolerance of --check");
+ABSL_FLAG(int32_t, repeat, 1, "timed runs (implies --run); latency median/min/max");
+ABSL_FLAG(int32_t, warmup, 0, "untimed runs before the timed ones");
+ABSL_FLAG(int32_t, threads, 0, "intra-op threads for --run (0: libtorch's default)");
 ABSL_FLAG(std::vector<std::string>, concrete_args, {},
           "fix forward's arguments while tracing (torch.fx's concrete_args): "
           "name=value,... with True, False, None, numbers or strings");
@@ -268,6 +287,51 @@ int run(int argc, char** argv) {
     fail("--model is empty (an unset variable?); give a .pt file, or leave --model out for the "
          "bundled ResNet-18");
   }
+  // --run and what it reads. The bundled default (no flags at all) runs
+  // ResNet-18 once on a random input and checks it against TorchScript.
+  const bool bundled_default = command_line->given.empty();
+  const bool check = absl::GetFlag(FLAGS_check) || bundled_default;
+  const bool run_graph_too =
+      absl::GetFlag(FLAGS_run) || check || given("repeat") || given("warmup");
+  RunOptions run_options;
+  run_options.check = check;
+  run_options.atol = absl::GetFlag(FLAGS_atol);
+  run_options.rtol = absl::GetFlag(FLAGS_rtol);
+  run_options.repeat = absl::GetFlag(FLAGS_repeat);
+  run_options.warmup = absl::GetFlag(FLAGS_warmup);
+  std::vector<InputShape> input_shapes;
+  if (given("input_shape") && given("input")) {
+    fail("--input-shape and --input both give the inputs; give one of them");
+  }
+  if (!run_graph_too) {
+    for (const char* flag : {"device", "input_shape", "input", "atol", "rtol", "threads"}) {
+      if (given(flag)) {
+        fail(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}),
+                          " is for running the graph: add --run (or --check)"));
+      }
+    }
+  } else {
+    auto device = parse_device(absl::GetFlag(FLAGS_device));
+    if (!device.ok()) fail(absl::StrCat("--device: ", device.status().message()));
+    run_options.device = *device;
+    if (run_options.repeat < 1 || run_options.warmup < 0 || absl::GetFlag(FLAGS_threads) < 0) {
+      fail("--repeat takes a count of at least 1, --warmup and --threads counts of at least 0");
+    }
+    if (!(run_options.atol >= 0) || !(run_options.rtol >= 0)) {
+      fail("--atol and --rtol take non-negative numbers");
+    }
+    if (given("input_shape")) {
+      auto shapes = parse_input_shapes(absl::GetFlag(FLAGS_input_shape));
+      if (!shapes.ok()) fail(shapes.status().message());
+      input_shapes = *std::move(shapes);
+    } else if (!given("input")) {
+      if (given("model")) {
+        fail("--run needs inputs: --input-shape=1,3,224,224 (one shape per placeholder, ';' "
+             "between) or --input=FILE (saved with torch.save)");
+      }
+      input_shapes = {InputShape{c10::ScalarType::Float, {1, 3, 224, 224}}};  // the bundled ResNet-18's
+    }
+  }
   std::string runfiles_error;
   std::unique_ptr<Runfiles> runfiles(Runfiles::Create(argv[0], &runfiles_error));
   std::string model_path = user_path(absl::GetFlag(FLAGS_model));
@@ -286,6 +350,7 @@ int run(int argc, char** argv) {
   }
   inputs.insert(inputs.end(), plugin_paths.begin(), plugin_paths.end());
   inputs.insert(inputs.end(), op_libraries.begin(), op_libraries.end());
+  if (given("input")) inputs.push_back(user_path(absl::GetFlag(FLAGS_input)));
   std::optional<OutputFile> output;
   if (given("output")) {
     auto prepared = OutputFile::prepare(user_path(absl::GetFlag(FLAGS_output)));
@@ -358,6 +423,18 @@ int run(int argc, char** argv) {
     out << graph_to_json(gm->graph()).dump(2) << "\n";
   } else {
     out << render(*gm, print);
+  }
+  if (run_graph_too) {
+    if (absl::GetFlag(FLAGS_threads) > 0) at::set_num_threads(absl::GetFlag(FLAGS_threads));
+    absl::StatusOr<std::vector<c10::IValue>> run_inputs =
+        given("input") ? read_inputs(user_path(absl::GetFlag(FLAGS_input)), run_options.device)
+                       : random_inputs(input_shapes, run_options.device);
+    if (!run_inputs.ok()) fail(run_inputs.status().message());
+    auto report = run_graph(*gm, *model, *run_inputs, run_options);
+    if (!report.ok()) fail(report.status().message());
+    // The run's report goes under what was printed; with --emit it would break
+    // the machine format, so it goes to stderr then.
+    (emit.empty() ? out : std::cerr) << *report;
   }
   return finish();
 }

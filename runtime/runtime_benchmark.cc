@@ -1,0 +1,188 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// The runtime against its anchor, in one process: TorchScript's own forward,
+// the Interpreter and the execution plan (with and without InferenceMode) on
+//   * chain:          1,000 `x = x + y` on 1-element tensors (per-node overhead);
+//   * tensor_product: seed 003's e3nn-like TensorProduct at batch 32
+//                     (../shared/workloads/tensor_product.py, scripted at build time);
+//   * resnet18:       torchvision's ResNet-18 at batch 1.
+// Graphs are traced and run through `inline,dce`, as a deployment would.
+// Compare times within one run: the machines are shared and noisy.
+//
+//   bazel run --config=opt //runtime:runtime_benchmark
+//   bazel run --config=opt //runtime:runtime_benchmark -- --benchmark_filter=chain
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/csrc/jit/api/compilation_unit.h>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "passes/dce/dce.h"
+#include "passes/inline/inline.h"
+#include "passes/pass_manager.h"
+#include "runtime/execution_plan.h"
+#include "runtime/interpreter.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/values.h"
+#include "tracer/tracer.h"
+
+namespace fx {
+namespace {
+
+constexpr int kChainLength = 1000;
+
+struct Workload {
+  torch::jit::Module module;
+  std::vector<c10::IValue> inputs;
+  std::unique_ptr<GraphModule> gm;
+  std::shared_ptr<const ExecutionPlan> plan;
+  std::shared_ptr<const ExecutionPlan> plan_with_autograd;
+};
+
+torch::jit::Module chain_module() {
+  std::string source = "def forward(self, x, y):\n";
+  for (int i = 0; i < kChainLength; ++i) source += "    x = x + y\n";
+  source += "    return x\n";
+  torch::jit::Module m(c10::QualifiedName("__torch__.Chain"),
+                       std::make_shared<torch::jit::CompilationUnit>());
+  m.define(source);
+  return m;
+}
+
+std::unique_ptr<Workload> make_workload(const std::string& name) {
+  auto w = std::make_unique<Workload>();
+  if (name == "chain") {
+    w->module = chain_module();
+    w->inputs = {at::rand({1}), at::rand({1})};
+  } else if (name == "tensor_product") {
+    w->module = testing::load_fixture("tensor_product.pt");
+    w->inputs = testing::load_inputs(testing::fixture_path("tensor_product.inputs.pt"));
+  } else {
+    w->module = testing::load_fixture("resnet18.pt");
+    w->inputs = {at::rand({1, 3, 224, 224})};
+  }
+  w->module.eval();
+  auto gm = Tracer().trace(w->module);
+  if (!gm.ok()) throw std::runtime_error(std::string(gm.status().message()));
+  Registry registry;
+  PluginRegistrar r({"passes", "1", ""});
+  register_inline(r);
+  register_dce(r);
+  if (!registry.commit(r).ok()) throw std::runtime_error("cannot register passes");
+  auto pm = PassManager::create("inline,dce", registry);
+  PassContext context(registry);
+  if (!pm.ok() || !pm->run(*gm, context).ok()) throw std::runtime_error("inline,dce failed");
+  w->gm = std::make_unique<GraphModule>(*std::move(gm));
+  w->plan = *ExecutionPlan::compile(*w->gm);
+  PlanOptions autograd;
+  autograd.inference_mode = false;
+  w->plan_with_autograd = *ExecutionPlan::compile(*w->gm, autograd);
+  return w;
+}
+
+Workload& workload(const std::string& name) {
+  static auto* cache = new std::map<std::string, std::unique_ptr<Workload>>();
+  auto it = cache->find(name);
+  if (it == cache->end()) it = cache->emplace(name, make_workload(name)).first;
+  return *it->second;
+}
+
+void BM_TorchScript(benchmark::State& state, const std::string& name) {
+  at::set_num_threads(1);
+  Workload& w = workload(name);
+  for (auto _ : state) benchmark::DoNotOptimize(w.module.forward(w.inputs));
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Interpreter(benchmark::State& state, const std::string& name) {
+  at::set_num_threads(1);
+  Workload& w = workload(name);
+  Interpreter interpreter(*w.gm);
+  for (auto _ : state) benchmark::DoNotOptimize(interpreter.run(w.inputs));
+  state.SetItemsProcessed(state.iterations());
+}
+
+// One plan shared by all benchmark threads, each with its own run state.
+void BM_Plan(benchmark::State& state, const std::string& name, bool inference_mode) {
+  at::set_num_threads(1);
+  static std::mutex mutex;
+  const ExecutionPlan* plan;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    Workload& w = workload(name);
+    plan = inference_mode ? w.plan.get() : w.plan_with_autograd.get();
+  }
+  const std::vector<c10::IValue>& inputs = workload(name).inputs;
+  auto run_state = plan->make_state();
+  for (auto _ : state) {
+    auto out = plan->run(*run_state, inputs);
+    if (!out.ok()) {
+      state.SkipWithError(std::string(out.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations());
+  // What the plan compiled: steps, operator steps on the fast path, steps
+  // writing into the arena, and the arena against all intermediates.
+  if (!plan->stats().empty()) {
+    const PlanStats stats = plan->stats().back();
+    state.counters["steps"] = static_cast<double>(stats.steps);
+    state.counters["op_steps"] = static_cast<double>(stats.operator_steps);
+    state.counters["out_steps"] = static_cast<double>(stats.out_variant_steps);
+    state.counters["arena_KiB"] = static_cast<double>(stats.arena_bytes) / 1024;
+    state.counters["planned_KiB"] = static_cast<double>(stats.planned_bytes) / 1024;
+    state.counters["intermediate_KiB"] = static_cast<double>(stats.intermediate_bytes) / 1024;
+  }
+}
+
+// The eager floor of the chain: the same adds called from C++.
+void BM_EagerChain(benchmark::State& state, bool inference_mode) {
+  at::set_num_threads(1);
+  c10::optional<c10::InferenceMode> guard;
+  if (inference_mode) guard.emplace();
+  const at::Tensor y = at::rand({1});
+  const at::Tensor x0 = at::rand({1});
+  for (auto _ : state) {
+    at::Tensor x = x0;
+    for (int i = 0; i < kChainLength; ++i) x = at::add(x, y);
+    benchmark::DoNotOptimize(x);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void register_all() {
+  for (const std::string name : {"chain", "tensor_product", "resnet18"}) {
+    benchmark::RegisterBenchmark(("torchscript/" + name).c_str(), BM_TorchScript, name)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("interpreter/" + name).c_str(), BM_Interpreter, name)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("plan_autograd/" + name).c_str(), BM_Plan, name, false)
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("plan/" + name).c_str(), BM_Plan, name, true)
+        ->Unit(benchmark::kMicrosecond)
+        ->Threads(1)
+        ->Threads(2)
+        ->UseRealTime();
+  }
+  benchmark::RegisterBenchmark("eager/chain", BM_EagerChain, false)->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("eager_inference_mode/chain", BM_EagerChain, true)
+      ->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+}  // namespace fx
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  fx::register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
