@@ -314,4 +314,25 @@ bool type_contains_tensor(const c10::TypePtr& type) {
   return false;
 }
 
+c10::IValue deep_copy(const c10::IValue& v) {
+  if (v.isTensor()) return v.toTensor().clone();
+  if (v.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(deep_copy(e));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (v.isList()) {
+    c10::impl::GenericList out(v.toList().elementType());
+    for (const c10::IValue& e : v.toList()) out.push_back(deep_copy(e));
+    return out;
+  }
+  if (v.isGenericDict()) {
+    const auto d = v.toGenericDict();
+    c10::impl::GenericDict out(d.keyType(), d.valueType());
+    for (const auto& kv : d) out.insert(kv.key(), deep_copy(kv.value()));
+    return out;
+  }
+  return v;
+}
+
 }  // namespace fx

@@ -59,6 +59,11 @@ std::vector<c10::IValue> sequence_elements(const c10::IValue& sequence);
 // Requires every value to be of the element type.
 c10::IValue make_typed_list(const c10::TypePtr& element, std::vector<c10::IValue> values);
 
+// A copy of `value` that shares no tensor with it: tensors cloned, tuples,
+// lists and dicts rebuilt around the copies; other values as they are. For
+// running a model twice on the same inputs when it changes them in place.
+c10::IValue deep_copy(const c10::IValue& value);
+
 }  // namespace fx
 
 #endif  // FX_RUNTIME_VALUE_CONVERSION_H_

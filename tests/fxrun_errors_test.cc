@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/fxrun_process.h"
 #include "tests/testing/runfiles.h"
 
 namespace fx {
@@ -27,28 +28,9 @@ using ::testing::Not;
 using ::fx::testing::read_file;
 using ::fx::testing::runfile;
 
-struct Result {
-  int exit_code = -1;  // -1: killed by a signal (a crash), or the timeout hit
-  std::string out;
-  std::string err;
-};
+using Result = ::fx::testing::FxrunResult;
 
-// Runs fxrun with `args` (shell syntax) and a time limit: a hang fails.
-Result fxrun(const std::string& args) {
-  const std::string err_path = absl::StrCat(getenv("TEST_TMPDIR"), "/fxrun_errors.err");
-  const std::string command = absl::StrCat("timeout 60 ", runfile("tools/fxrun"), " ", args,
-                                           " 2>", err_path);
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (r.exit_code == 124) r.exit_code = -1;  // timeout's status
-  r.err = read_file(err_path);
-  return r;
-}
+Result fxrun(const std::string& args) { return ::fx::testing::run_fxrun(args); }
 
 std::string tmp(const std::string& name) { return absl::StrCat(getenv("TEST_TMPDIR"), "/", name); }
 

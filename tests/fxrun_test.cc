@@ -17,6 +17,7 @@
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/fxrun_process.h"
 #include "tests/testing/runfiles.h"
 
 namespace fx {
@@ -29,26 +30,9 @@ using ::fx::testing::read_file;
 using ::fx::testing::read_lines;
 using ::fx::testing::runfile;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using Result = ::fx::testing::FxrunResult;
 
-Result fxrun(const std::string& args) {
-  const std::string err_path = absl::StrCat(getenv("TEST_TMPDIR"), "/fxrun.err");
-  const std::string command =
-      absl::StrCat(runfile("tools/fxrun"), " ", args, " 2>", err_path);
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer;
-  size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_file(err_path);
-  return r;
-}
+Result fxrun(const std::string& args) { return ::fx::testing::run_fxrun(args); }
 
 std::vector<std::string> seed_table() {
   return read_lines(runfile("tests/seeds/000_resnet18_module_paths.txt"));
@@ -183,7 +167,9 @@ TEST(FxrunTest, RunFlagErrors) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << flags << ": " << r.err;
   }
   Result cuda = fxrun("--run --device=cuda:0 --input-shape=3,4" + model);
-  if (cuda.exit_code == 1) EXPECT_THAT(cuda.err, HasSubstr("FX_LIBTORCH_HOME"));
+  if (cuda.exit_code == 1) {
+    EXPECT_THAT(cuda.err, HasSubstr("FX_LIBTORCH_HOME"));
+  }
   // An operator failing inside a submodule: the node and TorchScript's reason,
   // not its tracebacks.
   Result shape = fxrun("--run --input-shape=3,4 --print=none");

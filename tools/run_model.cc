@@ -21,6 +21,7 @@
 #include "core/message_text.h"
 #include "runtime/execution_plan.h"
 #include "runtime/operator_binding.h"
+#include "runtime/value_conversion.h"
 #include "tools/model_file.h"
 
 namespace fx {
@@ -58,22 +59,7 @@ void flatten(const c10::IValue& v, const std::string& name,
   }
 }
 
-c10::IValue deep_copy(const c10::IValue& v) {
-  if (v.isTensor()) return v.toTensor().clone();
-  if (v.isTuple()) {
-    std::vector<c10::IValue> items;
-    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(deep_copy(e));
-    return c10::ivalue::Tuple::create(std::move(items));
-  }
-  if (v.isList()) {
-    c10::impl::GenericList list(v.toList().elementType());
-    for (const c10::IValue& e : v.toListRef()) list.push_back(deep_copy(e));
-    return list;
-  }
-  return v;
-}
-
-std::vector<c10::IValue> deep_copy(const std::vector<c10::IValue>& values) {
+std::vector<c10::IValue> copy_inputs(const std::vector<c10::IValue>& values) {
   std::vector<c10::IValue> out;
   for (const c10::IValue& v : values) out.push_back(deep_copy(v));
   return out;
@@ -194,12 +180,12 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::M
   absl::StrAppend(&report, "run on ", options.device.str(), ": ", absl::StrJoin(described, ", "),
                   "\n");
   // The module runs first, on copies: the plan may change its inputs in place.
-  std::vector<c10::IValue> module_inputs = deep_copy(inputs);
+  std::vector<c10::IValue> module_inputs = copy_inputs(inputs);
   auto state = (*plan)->make_state();
   std::vector<double> times;
   absl::StatusOr<c10::IValue> result;
   for (int i = 0; i < options.warmup + std::max(1, options.repeat); ++i) {
-    std::vector<c10::IValue> run_inputs = deep_copy(inputs);
+    std::vector<c10::IValue> run_inputs = copy_inputs(inputs);
     const auto start = std::chrono::steady_clock::now();
     result = (*plan)->run(*state, std::move(run_inputs));
     const auto end = std::chrono::steady_clock::now();

@@ -13,6 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "tests/fuzzing/fuzz_check.h"
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -28,16 +29,7 @@ ABSL_FLAG(bool, verify_each, true, "verify");
 ABSL_FLAG(std::vector<std::string>, plugin, {}, "plugins");
 ABSL_FLAG(int32_t, threads, 1, "threads");
 
-namespace {
-
-void check(bool condition, const char* what, absl::string_view message = "") {
-  if (!condition) {
-    std::fprintf(stderr, "%s: %s\n%.*s\n", "command_line_fuzzer", what, static_cast<int>(message.size()), message.data());
-    std::abort();
-  }
-}
-
-}  // namespace
+using fx::fuzzing::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -23,7 +23,7 @@ def fx_fuzzer(name, srcs, deps, corpus):
         name = name,
         testonly = 1,
         srcs = srcs,
-        deps = deps + select({
+        deps = deps + ["//tests/fuzzing:fuzz_check"] + select({
             "//tests/fuzzing:fuzzing": [],
             "//conditions:default": ["//tests/fuzzing:standalone_main"],
         }),
@@ -38,5 +38,5 @@ def fx_fuzzer(name, srcs, deps, corpus):
         srcs = srcs,
         args = ["$(locations %s)" % c for c in corpus],
         data = corpus,
-        deps = deps + ["//tests/fuzzing:standalone_main"],
+        deps = deps + ["//tests/fuzzing:fuzz_check", "//tests/fuzzing:standalone_main"],
     )

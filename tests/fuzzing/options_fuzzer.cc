@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "tests/fuzzing/fuzz_check.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -29,14 +30,9 @@ class AllKinds : public fx::OptionSet {
   fx::ListOption names{*this, "names", ""};
 };
 
-void check(bool condition, const char* what, absl::string_view message = "") {
-  if (!condition) {
-    std::fprintf(stderr, "%s: %s\n%.*s\n", "options_fuzzer", what, static_cast<int>(message.size()), message.data());
-    std::abort();
-  }
-}
-
 }  // namespace
+
+using fx::fuzzing::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

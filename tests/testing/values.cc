@@ -66,26 +66,7 @@ bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why) {
   return false;
 }
 
-c10::IValue deep_clone(const c10::IValue& v) {
-  if (v.isTensor()) return v.toTensor().clone();
-  if (v.isTuple()) {
-    std::vector<c10::IValue> items;
-    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(deep_clone(e));
-    return c10::ivalue::Tuple::create(std::move(items));
-  }
-  if (v.isList()) {
-    c10::impl::GenericList out(v.toList().elementType());
-    for (const c10::IValue& e : v.toList()) out.push_back(deep_clone(e));
-    return out;
-  }
-  if (v.isGenericDict()) {
-    const auto d = v.toGenericDict();
-    c10::impl::GenericDict out(d.keyType(), d.valueType());
-    for (const auto& kv : d) out.insert(kv.key(), deep_clone(kv.value()));
-    return out;
-  }
-  return v;
-}
+c10::IValue deep_clone(const c10::IValue& v) { return deep_copy(v); }
 
 std::vector<c10::IValue> load_inputs(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -1,0 +1,33 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tests/testing/fxrun_process.h"
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "tests/testing/runfiles.h"
+
+namespace fx {
+namespace testing {
+
+FxrunResult run_fxrun(const std::string& args) {
+  const std::string err_path = absl::StrCat(getenv("TEST_TMPDIR"), "/fxrun.err");
+  const std::string command =
+      absl::StrCat("timeout 60 ", runfile("tools/fxrun"), " ", args, " 2>", err_path);
+  FxrunResult r;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (r.exit_code == 124) r.exit_code = -1;  // timeout's status
+  r.err = read_file(err_path);
+  return r;
+}
+
+}  // namespace testing
+}  // namespace fx

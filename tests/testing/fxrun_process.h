@@ -1,0 +1,28 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// fxrun_process.h: runs the fxrun binary from the test's runfiles, as a user
+// would from a shell, within a time limit.
+//
+//   fx::testing::FxrunResult r = fx::testing::run_fxrun("--print=code");
+//   EXPECT_EQ(r.exit_code, 0) << r.err;
+#ifndef FX_TESTS_TESTING_FXRUN_PROCESS_H_
+#define FX_TESTS_TESTING_FXRUN_PROCESS_H_
+
+#include <string>
+
+namespace fx {
+namespace testing {
+
+struct FxrunResult {
+  int exit_code = -1;  // -1: killed by a signal (a crash), or the time limit hit
+  std::string out;
+  std::string err;
+};
+
+// Runs `tools/fxrun <args>` (`args` in shell syntax) for at most 60 s.
+FxrunResult run_fxrun(const std::string& args);
+
+}  // namespace testing
+}  // namespace fx
+
+#endif  // FX_TESTS_TESTING_FXRUN_PROCESS_H_
