@@ -133,14 +133,14 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run(RunState& state,
   c10::optional<c10::InferenceMode> inference;
   if (options_.inference_mode) inference.emplace();
   RunState::Impl& st = *state.impl_;
-  std::vector<int64_t> signature = input_signature(inputs);
-  if (st.spec == nullptr || st.signature != signature) {
+  input_signature(inputs, st.new_signature);
+  if (st.spec == nullptr || st.signature != st.new_signature) {
     c10::IValue result;
     bool ran = false;
-    auto spec = specialise(signature, inputs, &result, &ran);
+    auto spec = specialise(st.new_signature, inputs, &result, &ran);
     if (!spec.ok()) return spec.status();
     st.use(*std::move(spec), options_.device);
-    st.signature = std::move(signature);
+    st.signature = st.new_signature;
     if (ran) return result;  // the first run of this signature made the steps
   }
   return run_steps(*st.spec, state, inputs);

@@ -84,8 +84,8 @@ struct PlanStats {
   // through an `.out` overload into the arena.
   size_t operator_steps = 0;
   size_t out_variant_steps = 0;
-  // Tensors in the arena, their summed sizes, and the arena's size.
-  size_t planned_tensors = 0;
+  // The summed sizes of the tensors in the arena (one per out-variant step),
+  // and the arena's size.
   size_t planned_bytes = 0;
   size_t arena_bytes = 0;
   // The summed sizes of every tensor the steps produced in the first run

@@ -97,12 +97,10 @@ class AliasSets {
 
 }  // namespace
 
-std::vector<int64_t> input_signature(const std::vector<c10::IValue>& inputs) {
-  std::vector<int64_t> out;
-  out.reserve(inputs.size() * 10);
+void input_signature(const std::vector<c10::IValue>& inputs, std::vector<int64_t>& out) {
+  out.clear();
   out.push_back(static_cast<int64_t>(inputs.size()));
   for (const c10::IValue& v : inputs) append_signature(v, out, 0);
-  return out;
 }
 
 absl::StatusOr<c10::IValue> convert_argument(const ArgSource& source, const Step& step,
@@ -587,7 +585,6 @@ void ExecutionPlan::plan_memory(const std::vector<c10::IValue>& values,
   }
   spec.arena_bytes = layout.arena_bytes;
   spec.stats.out_variant_steps = steps_planned.size();
-  spec.stats.planned_tensors = steps_planned.size();
   spec.stats.planned_bytes = layout.total_bytes;
   spec.stats.arena_bytes = layout.arena_bytes;
 }

@@ -107,7 +107,8 @@ struct ExecutionPlan::RunState::Impl {
   std::vector<c10::IValue> slots;
   torch::jit::Stack stack;
   std::shared_ptr<const Specialisation> spec;
-  std::vector<int64_t> signature;
+  std::vector<int64_t> signature;    // of `spec`
+  std::vector<int64_t> new_signature;  // this run's, compared with it
   // The arena and the tensors planned in it (by index), on `device`.
   at::Tensor arena;
   std::vector<at::Tensor> planned;
@@ -122,8 +123,9 @@ struct ExecutionPlan::RunState::Impl {
 };
 
 // The key a specialisation is found by: kinds, dtypes, devices and shapes of
-// the inputs (of tensors nested in lists and tuples too).
-std::vector<int64_t> input_signature(const std::vector<c10::IValue>& inputs);
+// the inputs (of tensors nested in lists and tuples too), written into `out`
+// (a run state's buffer: no allocation per run once it has grown).
+void input_signature(const std::vector<c10::IValue>& inputs, std::vector<int64_t>& out);
 
 // The run-time value of a kConvert source.
 absl::StatusOr<c10::IValue> convert_argument(const ArgSource& source, const Step& step,
