@@ -241,6 +241,31 @@ std::string python_memory_format_name(c10::MemoryFormat format) {
   }
 }
 
+namespace {
+
+// The enumerator of `Enum` (0 .. NumOptions-1) whose name is `name`.
+template <typename Enum>
+std::optional<Enum> enumerator_named(absl::string_view name, std::string (*name_of)(Enum)) {
+  for (int i = 0; i < static_cast<int>(Enum::NumOptions); ++i) {
+    if (name_of(static_cast<Enum>(i)) == name) return static_cast<Enum>(i);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<c10::ScalarType> dtype_from_python_name(absl::string_view name) {
+  return enumerator_named<c10::ScalarType>(name, &python_dtype_name);
+}
+
+std::optional<c10::Layout> layout_from_python_name(absl::string_view name) {
+  return enumerator_named<c10::Layout>(name, &python_layout_name);
+}
+
+std::optional<c10::MemoryFormat> memory_format_from_python_name(absl::string_view name) {
+  return enumerator_named<c10::MemoryFormat>(name, &python_memory_format_name);
+}
+
 std::string spell_function_target(absl::string_view target, TargetStyle style) {
   absl::string_view ns, name, overload;
   if (split_operator_name(target, &ns, &name, &overload)) {

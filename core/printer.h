@@ -30,6 +30,7 @@
 #ifndef FX_CORE_PRINTER_H_
 #define FX_CORE_PRINTER_H_
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -50,8 +51,22 @@ std::string format_node(const Node& node);
 // `graph.print_tabular()`, plus one column per key in `meta_columns` (the cell
 // is empty for nodes without that key).
 std::string format_tabular(const Graph& graph, const std::vector<std::string>& meta_columns = {});
+// The language python_code writes.
+//   kPython       torch.fx's `GraphModule.code`, which runs with PyTorch: each
+//                 value set to None after its last use, functions outside
+//                 torch imported before `def forward`.
+//   kTorchScript  the same program as source TorchScript compiles (the
+//                 exporter, runtime/torchscript_export.h, compiles it): no value
+//                 set to None (a TorchScript variable keeps one type), every
+//                 function called by its full name (the exporter resolves it),
+//                 `torch._assert(c, msg)` as the statement `assert c, msg`,
+//                 submodules called as `self.m.forward(x)` (or the method
+//                 meta `_method` names), `operator.not_(c)`
+//                 and `operator.abs(x)` as `not c` and `abs(x)`,
+//                 and no return annotation (TorchScript infers it).
+enum class CodeDialect { kPython, kTorchScript };
 // `GraphModule.code` of a module whose forward is `graph`.
-std::string python_code(const Graph& graph);
+std::string python_code(const Graph& graph, CodeDialect dialect = CodeDialect::kPython);
 
 // An argument as the graph printer shows it (torch.fx's `_format_arg`):
 // `%x` for nodes, strings unquoted, dicts as `{dim: -1}`.
@@ -77,6 +92,11 @@ std::string python_string_repr(absl::string_view s);
 std::string python_dtype_name(c10::ScalarType dtype);
 std::string python_layout_name(c10::Layout layout);
 std::string python_memory_format_name(c10::MemoryFormat format);
+// The inverses: the value a spelling above names (`torch.float32`), or
+// nullopt when it names none.
+std::optional<c10::ScalarType> dtype_from_python_name(absl::string_view name);
+std::optional<c10::Layout> layout_from_python_name(absl::string_view name);
+std::optional<c10::MemoryFormat> memory_format_from_python_name(absl::string_view name);
 
 inline std::ostream& operator<<(std::ostream& os, const Graph& graph) {
   return os << format_graph(graph);

@@ -16,6 +16,7 @@
 //     functions) imported before `def forward` under names no value of the
 //     graph takes, as torch.fx keeps them in its code's globals;
 //   * every value set to None after its last use.
+// The TorchScript dialect (printer.h) differs where TorchScript must.
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
@@ -69,7 +70,8 @@ void append_form(std::string& out, absl::string_view form, const Arguments& oper
 // The whole statement of a call_function of a Python operator, written as
 // Python writes it (`add = x + y`, `x += y;  iadd = x`). Returns false when
 // the node should be printed as a plain call.
-bool format_operator_statement(const Node& node, absl::string_view lhs, std::string& out) {
+bool format_operator_statement(const Node& node, absl::string_view lhs, std::string& out,
+                               bool torchscript) {
   if (!node.kwargs().empty()) return false;
   const Arguments& args = node.args();
   if (node.target() == "operator.setitem" && args.size() == 3) {
@@ -80,13 +82,19 @@ bool format_operator_statement(const Node& node, absl::string_view lhs, std::str
   }
   const PythonOperator* op = find_python_operator(node.target());
   if (op == nullptr || static_cast<int>(args.size()) != op->arity()) return false;
+  absl::string_view form = op->form;
+  if (torchscript) {
+    // TorchScript has no `operator` module: its syntax for the same thing.
+    if (op->name == "not_") form = "not {}";
+    if (op->name == "abs") form = "abs({})";
+  }
   if (op->kind == PythonOperator::Kind::kInplace) {
-    append_form(out, op->form, args);
+    append_form(out, form, args);
     absl::StrAppend(&out, ";  ", lhs, " = ", code(args[0]));
     return true;
   }
   absl::StrAppend(&out, lhs, " = ");
-  append_form(out, op->form, args);
+  append_form(out, form, args);
   return true;
 }
 
@@ -217,10 +225,11 @@ FunctionNames function_names(const Graph& graph) {
   return out;
 }
 
-std::string python_code(const Graph& graph) {
+std::string python_code(const Graph& graph, CodeDialect dialect) {
+  const bool torchscript = dialect == CodeDialect::kTorchScript;
   // A value is freed right after its last use (torch.fx's `user_to_last_uses`).
   const LastUses last_uses(graph);
-  const FunctionNames functions = function_names(graph);
+  const FunctionNames functions = torchscript ? FunctionNames() : function_names(graph);
 
   std::string signature = "def forward(self";
   std::string body;
@@ -238,7 +247,7 @@ std::string python_code(const Graph& graph) {
     }
     body += "    ";
     if (n->op() == Op::kOutput) {
-      if (!n->type().empty()) return_annotation = absl::StrCat(" -> ", n->type());
+      if (!n->type().empty() && !torchscript) return_annotation = absl::StrCat(" -> ", n->type());
       absl::StrAppend(&body, "return ", code(n->args().empty() ? Argument() : n->args()[0]), "\n");
       continue;  // nothing is freed after the return
     }
@@ -258,7 +267,14 @@ std::string python_code(const Graph& graph) {
                     1);
         break;
       case Op::kCallFunction: {
-        if (format_operator_statement(*n, lhs, body)) break;
+        if (torchscript && n->target() == kAssertTarget && !n->args().empty() &&
+            n->kwargs().empty()) {
+          absl::StrAppend(&body, "assert ", code(n->args()[0]));
+          if (n->args().size() > 1) absl::StrAppend(&body, ", ", code(n->args()[1]));
+          if (!n->users().empty()) absl::StrAppend(&body, ";  ", lhs, " = None");
+          break;
+        }
+        if (format_operator_statement(*n, lhs, body, torchscript)) break;
         if (format_builtin_statement(*n, lhs, body)) break;
         auto alias = functions.alias.find(n->target());
         const std::string fn = alias != functions.alias.end()
@@ -273,7 +289,16 @@ std::string python_code(const Graph& graph) {
         break;
       }
       case Op::kCallModule:
-        append_call(format_attribute_path("self", n->target()), 0);
+        // TorchScript calls a submodule's method by name.
+        if (torchscript) {
+          const MetaValue* method = n->meta().find(kModuleMethodKey);
+          append_call(absl::StrCat(format_attribute_path("self", n->target()), ".",
+                                   method != nullptr && method->is_string() ? method->to_string()
+                                                                            : "forward"),
+                      0);
+        } else {
+          append_call(format_attribute_path("self", n->target()), 0);
+        }
         break;
       case Op::kGetAttr:
         absl::StrAppend(&body, lhs, " = ", format_attribute_path("self", n->target()));
@@ -284,6 +309,7 @@ std::string python_code(const Graph& graph) {
     // The inputs whose last use this is, in order of first appearance.
     bool any_freed = false;
     for (const Node* input : last_uses.freed_after(*n)) {
+      if (torchscript) break;
       body += any_freed ? " = " : ";  ";
       body += input->name();
       any_freed = true;

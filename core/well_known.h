@@ -21,7 +21,11 @@
 //                         was traced with that decide what a body looks like
 //                         (leaf and traced-through functions, assertions), so
 //                         that passes which trace bodies again (inline) trace
-//                         them the same way.
+//                         them the same way;
+//   kModuleMethodKey      "_method": the method a call_module node calls when it
+//                         is not `forward` (TorchScript compiles an overloaded
+//                         forward once per overload: nn.LSTM's `forward__0`);
+//                         the TorchScript export calls it by this name.
 //
 // Targets of call_function nodes that the tracer records and the runtime and
 // passes recognise: torch._assert (input checks; kept by dead-code
@@ -35,6 +39,7 @@
 namespace fx {
 
 inline constexpr absl::string_view kModulePathKey = "module_path";
+inline constexpr absl::string_view kModuleMethodKey = "_method";
 inline constexpr absl::string_view kTagKey = "tag";
 inline constexpr absl::string_view kExecOrderKey = "exec_order";
 inline constexpr absl::string_view kTorchScriptTypeKey = "_torchscript_type";

@@ -24,7 +24,7 @@
 #include "passes/inline/inline.h"
 #include "passes/pass_manager.h"
 #include "tests/testing/fixtures.h"
-#include "tests/testing/real_models.h"
+#include "tests/testing/corpus.h"
 #include "tests/testing/runfiles.h"
 #include "tests/testing/values.h"
 #include "tracer/tracer.h"
@@ -33,36 +33,6 @@ namespace fx {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Fixture {
-  std::string name;
-  std::vector<c10::IValue> inputs;
-  TraceOptions options;
-};
-
-// Every fixture model that traces, with its inputs.
-std::vector<Fixture> fixtures() {
-  std::vector<Fixture> out;
-  for (const char* name : {"exp_tan", "m1", "m2", "m_relu_add", "multi_io", "my_module",
-                           "simple_model", "frozen_linear", "inplace_input", "ops", "train_mode",
-                           "uses_pair", "resnet18", "mobilenet_v2", "shufflenet_v2_x1_0",
-                           "googlenet"}) {
-    out.push_back({name, testing::example_inputs(name), {}});
-  }
-  Fixture leaf{"leaf_function", testing::example_inputs("leaf_function"), {}};
-  leaf.options.leaf_functions = {"clip"};
-  out.push_back(std::move(leaf));
-  for (const std::string& name : testing::real_model_names()) {
-    if (!Tracer(testing::real_model_trace_options(name))
-             .trace(testing::load_fixture(name + ".pt"))
-             .ok()) {
-      continue;  // a refusal (real_models_test checks its message)
-    }
-    out.push_back({name, testing::load_inputs(testing::fixture_path(name + ".inputs.pt")),
-                   testing::real_model_trace_options(name)});
-  }
-  return out;
-}
 
 void write_bytes(const fs::path& path, const std::vector<char>& bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -101,7 +71,7 @@ TEST(PrintedCodeTest, EveryFixturesCodeRunsInPythonAndComputesWhatTheModelComput
   const fs::path cases = fs::path(std::getenv("TEST_TMPDIR")) / "printed_code_cases";
   fs::remove_all(cases);
   int count = 0;
-  for (const Fixture& f : fixtures()) {
+  for (const testing::CorpusModel& f : testing::traceable_models()) {
     const std::string model_path = testing::fixture_path(f.name + ".pt");
     torch::jit::Module module = testing::load_fixture(f.name + ".pt");
     module.eval();

@@ -7,6 +7,7 @@
 //   bazel run //tools:fxrun -- --model=m.pt --tracer=module_path,tagging{tag=bar}
 //       --passes='inline{modules=relu},dce' --print=code
 //   bazel run //tools:fxrun -- --emit=json --output=/tmp/graph.json
+//   bazel run //tools:fxrun -- --graph=/tmp/graph.json --passes=dce --save=/tmp/resnet18_fx.pt
 //   bazel run //tools:fxrun -- --plugin=/path/libmy_plugin.so --list-plugins
 //
 // The in-tree plugins (tracer extensions and passes) are loaded from fxrun's
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -43,11 +45,12 @@
 #include "plugins/registry.h"
 #include "tools/cpp/runfiles/runfiles.h"
 #include "tools/command_line.h"
-#include "tools/graph_json.h"
+#include "tools/graph_file.h"
 #include "tools/model_file.h"
 #include "tools/output_file.h"
 #include "tools/run_model.h"
 #include "runtime/devices.h"
+#include "runtime/torchscript_export.h"
 #include "tracer/tracer.h"
 
 ABSL_FLAG(std::string, model, "",
@@ -67,6 +70,12 @@ ABSL_FLAG(bool, list_plugins, false,
 ABSL_FLAG(std::string, print, "tabular", "what to print: graph, tabular, code or none");
 ABSL_FLAG(std::string, emit, "", "emit the graph in a machine format instead: json");
 ABSL_FLAG(std::string, output, "", "write the printed or emitted result to this file");
+ABSL_FLAG(std::string, save, "",
+          "export the final graph as a TorchScript module to this .pt file (torch.jit.load and "
+          "torch::jit::load read it)");
+ABSL_FLAG(std::string, graph, "",
+          "read the graph from this file (written by --emit=json) instead of tracing; its "
+          "parameters and submodules come from --model");
 ABSL_FLAG(bool, verify_each, true, "lint the graph after every pass");
 ABSL_FLAG(bool, time_passes, false, "report the wall time of every pass (on stderr)");
 ABSL_FLAG(std::vector<std::string>, print_after, {}, "print the graph after these passes");
@@ -283,6 +292,15 @@ int run(int argc, char** argv) {
   if (!emit.empty() && given("print")) {
     fail("--print and --emit both say what to write; give one of them");
   }
+  if (given("graph")) {
+    for (const char* flag : {"tracer", "leaf_functions", "trace_through", "concrete_args",
+                             "assertions"}) {
+      if (given(flag)) {
+        fail(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}),
+                          " is for tracing, and --graph reads the graph instead: give one of them"));
+      }
+    }
+  }
   if (given("model") && absl::GetFlag(FLAGS_model).empty()) {
     fail("--model is empty (an unset variable?); give a .pt file, or leave --model out for the "
          "bundled ResNet-18");
@@ -351,22 +369,36 @@ int run(int argc, char** argv) {
   inputs.insert(inputs.end(), plugin_paths.begin(), plugin_paths.end());
   inputs.insert(inputs.end(), op_libraries.begin(), op_libraries.end());
   if (given("input")) inputs.push_back(user_path(absl::GetFlag(FLAGS_input)));
-  std::optional<OutputFile> output;
-  if (given("output")) {
-    auto prepared = OutputFile::prepare(user_path(absl::GetFlag(FLAGS_output)));
+  const std::string graph_path = user_path(absl::GetFlag(FLAGS_graph));
+  if (given("graph")) inputs.push_back(graph_path);
+  // An output file checked before the run: not one of the inputs.
+  auto prepare_output = [&](const char* flag, const std::string& path) {
+    auto prepared = OutputFile::prepare(user_path(path));
     if (!prepared.ok()) fail(prepared.status().message());
     for (const std::string& input : inputs) {
       if (same_file(prepared->path(), input)) {
-        fail(absl::StrCat("--output ", path_for_message(prepared->path()),
+        fail(absl::StrCat("--", flag, " ", path_for_message(prepared->path()),
                           " is one of the inputs (", path_for_message(input),
-                          "); writing it would destroy it: give another --output"));
+                          "); writing it would destroy it: give another --", flag));
       }
     }
-    output.emplace(std::move(*prepared));
+    return *std::move(prepared);
+  };
+  std::optional<OutputFile> output;
+  if (given("output")) output.emplace(prepare_output("output", absl::GetFlag(FLAGS_output)));
+  std::optional<OutputFile> saved;
+  if (given("save")) {
+    saved.emplace(prepare_output("save", absl::GetFlag(FLAGS_save)));
+    if (output && (output->path() == saved->path() || same_file(output->path(), saved->path()))) {
+      fail("--output and --save name the same file; give two files");
+    }
   }
   std::ostream& out = output ? output->stream() : std::cout;
-  // Writes the output file, if any, now that the run succeeded.
+  // Writes the output files, if any, now that the run succeeded.
   auto finish = [&]() -> int {
+    if (saved) {
+      if (absl::Status s = saved->commit(); !s.ok()) fail(s.message());
+    }
     if (output) {
       if (absl::Status s = output->commit(); !s.ok()) fail(s.message());
     } else {
@@ -402,15 +434,31 @@ int run(int argc, char** argv) {
   if (!pm.ok()) fail(pm.status().message());
   if (absl::GetFlag(FLAGS_print_pipeline)) std::cout << pm->pipeline_text() << "\n";
 
-  Tracer tracer;
-  configure_tracer(tracer);
   auto model = load_model(model_path);
   if (!model.ok()) fail(model.status().message());
-  auto gm = tracer.trace(*model);
-  for (const std::string& w : tracer.warnings()) warn(w);
-  if (!gm.ok()) {
-    fail(absl::StrCat("cannot trace ", model_path == "-" ? "the model" : path_for_message(model_path),
-                      ": ", gm.status().message()));
+  absl::StatusOr<GraphModule> gm = absl::UnknownError("no graph");
+  if (given("graph")) {
+    std::ifstream in(graph_path, std::ios::binary);
+    if (!in) {
+      fail(absl::StrCat("cannot read --graph ", path_for_message(graph_path), ": ",
+                        std::strerror(errno)));
+    }
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (absl::GetFlag(FLAGS_training) != model->is_training()) {
+      model->train(absl::GetFlag(FLAGS_training));
+    }
+    gm = read_graph_file(text, *model, graph_path);
+    if (!gm.ok()) fail(gm.status().message());
+  } else {
+    Tracer tracer;
+    configure_tracer(tracer);
+    gm = tracer.trace(*model);
+    for (const std::string& w : tracer.warnings()) warn(w);
+    if (!gm.ok()) {
+      fail(absl::StrCat("cannot trace ",
+                        model_path == "-" ? "the model" : path_for_message(model_path), ": ",
+                        gm.status().message()));
+    }
   }
 
   PassContext context(Registry::global());
@@ -419,8 +467,17 @@ int run(int argc, char** argv) {
   if (!ran.ok()) fail(ran.message());
   if (pm_options.time_passes) std::cerr << pm->timing_report();
 
+  if (saved) {
+    auto exported = export_to_torchscript(*gm);
+    if (!exported.ok()) fail(exported.status().message());
+    try {
+      exported->save(saved->stream());
+    } catch (const std::exception& e) {
+      fail(absl::StrCat("cannot save the exported module: ", e.what()));
+    }
+  }
   if (emit == "json") {
-    out << graph_to_json(gm->graph()).dump(2) << "\n";
+    out << graph_file_text(*gm);
   } else {
     out << render(*gm, print);
   }

@@ -1,8 +1,13 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tools/graph_json.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "core/message_text.h"
 #include "core/printer.h"
 
 namespace fx {
@@ -15,6 +20,108 @@ namespace {
 Json float_to_json(double value) {
   if (!std::isfinite(value)) return Json{{"float", python_float_repr(value)}};
   return value;
+}
+
+// {"float": "inf"} back to a double; nullopt for any other JSON.
+std::optional<double> non_finite_float(const Json& json) {
+  if (!json.is_object() || json.size() != 1 || !json.contains("float") ||
+      !json["float"].is_string()) {
+    return std::nullopt;
+  }
+  const std::string& text = json["float"].get_ref<const std::string&>();
+  if (text == "inf") return std::numeric_limits<double>::infinity();
+  if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
+}
+
+absl::Status bad(const std::string& where, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(where, ": ", what));
+}
+
+// The JSON type of `json` for messages.
+const char* json_kind(const Json& json) { return json.type_name(); }
+
+using NodesByName = absl::flat_hash_map<std::string, Node*>;
+
+absl::StatusOr<Argument> argument_from_json(const Json& json, const NodesByName& nodes,
+                                            const std::string& where) {
+  if (json.is_null()) return Argument();
+  if (json.is_boolean()) return Argument(json.get<bool>());
+  if (json.is_number_integer()) return Argument(json.get<int64_t>());
+  if (json.is_number_float()) return Argument(json.get<double>());
+  if (json.is_string()) return Argument(json.get<std::string>());
+  auto elements = [&](const Json& items, const std::string& at)
+      -> absl::StatusOr<std::vector<Argument>> {
+    if (!items.is_array()) return bad(at, absl::StrCat("expected an array, found ", json_kind(items)));
+    std::vector<Argument> out;
+    for (size_t i = 0; i < items.size(); ++i) {
+      auto a = argument_from_json(items[i], nodes, absl::StrCat(at, "[", i, "]"));
+      if (!a.ok()) return a.status();
+      out.push_back(*std::move(a));
+    }
+    return out;
+  };
+  if (json.is_array()) {
+    auto items = elements(json, where);
+    if (!items.ok()) return items.status();
+    return Argument::List(*std::move(items));
+  }
+  if (!json.is_object() || json.size() != 1) {
+    return bad(where, "an argument is null, a boolean, a number, a string, an array or an object "
+                      "with one key (node, tuple, dict, float, dtype, device, layout, "
+                      "memory_format)");
+  }
+  if (auto f = non_finite_float(json)) return Argument(*f);
+  const auto& [key, value] = *json.items().begin();
+  const std::string at = absl::StrCat(where, ".", key);
+  auto string_value = [&]() -> absl::StatusOr<std::string> {
+    if (!value.is_string()) return bad(at, absl::StrCat("expected a string, found ", json_kind(value)));
+    return value.get<std::string>();
+  };
+  if (key == "node") {
+    auto name = string_value();
+    if (!name.ok()) return name.status();
+    auto it = nodes.find(*name);
+    if (it == nodes.end()) {
+      return bad(at, absl::StrCat("node ", quote_for_message(*name), " is not defined before it"));
+    }
+    return Argument(it->second);
+  }
+  if (key == "tuple") {
+    auto items = elements(value, at);
+    if (!items.ok()) return items.status();
+    return Argument::Tuple(*std::move(items));
+  }
+  if (key == "dict") {
+    if (!value.is_object()) return bad(at, absl::StrCat("expected an object, found ", json_kind(value)));
+    Kwargs items;
+    for (const auto& [k, v] : value.items()) {
+      auto a = argument_from_json(v, nodes, absl::StrCat(at, "[", quote_for_message(k), "]"));
+      if (!a.ok()) return a.status();
+      items.emplace_back(k, *std::move(a));
+    }
+    return Argument::Dict(std::move(items));
+  }
+  if (key != "dtype" && key != "layout" && key != "memory_format" && key != "device") {
+    return bad(where, absl::StrCat("unknown argument kind ", quote_for_message(key)));
+  }
+  auto text = string_value();
+  if (!text.ok()) return text.status();
+  if (key == "dtype") {
+    if (auto dtype = dtype_from_python_name(*text)) return Argument(*dtype);
+  } else if (key == "layout") {
+    if (auto layout = layout_from_python_name(*text)) return Argument(*layout);
+  } else if (key == "memory_format") {
+    if (auto format = memory_format_from_python_name(*text)) return Argument(*format);
+  } else if (key == "device") {
+    try {
+      return Argument(c10::Device(*text));
+    } catch (const std::exception&) {
+      // reported below
+    }
+  }
+  return bad(at, absl::StrCat(quote_for_message(*text), " is not a ", key));
 }
 
 }  // namespace
@@ -93,16 +200,122 @@ Json graph_to_json(const Graph& graph) {
     for (const Argument& a : n->args()) args.push_back(argument_to_json(a));
     Json kwargs = Json::object();
     for (const auto& [k, v] : n->kwargs()) kwargs[k] = argument_to_json(v);
+    // In graph order (the order uses were added is an accident of the passes).
+    std::vector<const Node*> user_nodes(n->users().begin(), n->users().end());
+    std::sort(user_nodes.begin(), user_nodes.end(),
+              [](const Node* a, const Node* b) { return a->comes_before(*b); });
     Json users = Json::array();
-    for (const Node* u : n->users()) users.push_back(u->name());
+    for (const Node* u : user_nodes) users.push_back(u->name());
     Json node = {{"name", n->name()},    {"op", std::string(op_name(n->op()))},
                  {"target", n->target()}, {"args", std::move(args)},
                  {"kwargs", std::move(kwargs)}, {"users", std::move(users)},
                  {"meta", meta_to_json(n->meta())}};
     if (!n->type().empty()) node["type"] = n->type();
+    if (n->op() != Op::kPlaceholder && n->op() != Op::kOutput && n->is_impure()) {
+      node["impure"] = true;
+    }
     nodes.push_back(std::move(node));
   }
   return Json{{"nodes", std::move(nodes)}, {"meta", meta_to_json(graph.meta())}};
+}
+
+absl::StatusOr<MetaValue> meta_value_from_json(const Json& json, const std::string& where) {
+  if (json.is_null()) return MetaValue();
+  if (json.is_boolean()) return MetaValue(json.get<bool>());
+  if (json.is_number_integer()) return MetaValue(json.get<int64_t>());
+  if (json.is_number_float()) return MetaValue(json.get<double>());
+  if (json.is_string()) return MetaValue(json.get<std::string>());
+  if (auto f = non_finite_float(json)) return MetaValue(*f);
+  if (json.is_array()) {
+    MetaValue::List items;
+    for (size_t i = 0; i < json.size(); ++i) {
+      auto v = meta_value_from_json(json[i], absl::StrCat(where, "[", i, "]"));
+      if (!v.ok()) return v.status();
+      items.push_back(*std::move(v));
+    }
+    return MetaValue(std::move(items));
+  }
+  auto map = meta_from_json(json, where);
+  if (!map.ok()) return map.status();
+  return MetaValue(*std::move(map));
+}
+
+absl::StatusOr<Meta> meta_from_json(const Json& json, const std::string& where) {
+  if (!json.is_object()) return bad(where, absl::StrCat("expected an object, found ", json_kind(json)));
+  Meta meta;
+  for (const auto& [key, value] : json.items()) {
+    auto v = meta_value_from_json(value, absl::StrCat(where, ".", key));
+    if (!v.ok()) return v.status();
+    meta.set(key, *std::move(v));
+  }
+  return meta;
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> graph_from_json(const Json& json) {
+  if (!json.is_object()) return bad("the document", "expected an object with \"nodes\"");
+  if (!json.contains("nodes") || !json["nodes"].is_array()) {
+    return bad("the document", "expected an array \"nodes\"");
+  }
+  auto graph = std::make_unique<Graph>();
+  NodesByName by_name;
+  const Json& nodes = json["nodes"];
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Json& entry = nodes[i];
+    std::string where = absl::StrCat("nodes[", i, "]");
+    if (!entry.is_object()) return bad(where, absl::StrCat("expected an object, found ", json_kind(entry)));
+    for (const char* field : {"name", "op", "target"}) {
+      if (!entry.contains(field) || !entry[field].is_string()) {
+        return bad(where, absl::StrCat("expected a string \"", field, "\""));
+      }
+    }
+    const std::string name = entry["name"].get<std::string>();
+    where = absl::StrCat(where, " (", quote_for_message(name), ")");
+    if (by_name.contains(name)) return bad(where, "a second node of this name");
+    auto op = parse_op(entry["op"].get<std::string>());
+    if (!op.ok()) return bad(where + ".op", op.status().message());
+    Arguments args;
+    if (entry.contains("args")) {
+      auto list = argument_from_json(entry["args"], by_name, where + ".args");
+      if (!list.ok()) return list.status();
+      if (!list->is_list()) return bad(where + ".args", "expected an array");
+      args = list->elements();
+    }
+    Kwargs kwargs;
+    if (entry.contains("kwargs")) {
+      auto dict = argument_from_json(Json{{"dict", entry["kwargs"]}}, by_name, where + ".kwargs");
+      if (!dict.ok()) return dict.status();
+      kwargs = dict->dict_items();
+    }
+    std::string type;
+    if (entry.contains("type")) {
+      if (!entry["type"].is_string()) return bad(where + ".type", "expected a string");
+      type = entry["type"].get<std::string>();
+    }
+    if (*op == Op::kOutput && i + 1 != nodes.size()) return bad(where, "the output node is not the last node");
+    Node* node = graph->create_node(*op, entry["target"].get<std::string>(), std::move(args),
+                                    std::move(kwargs), name, type);
+    if (node->name() != name) {
+      return bad(where, absl::StrCat(quote_for_message(name), " is not a valid node name (a Python "
+                                                             "identifier that is not a keyword)"));
+    }
+    if (entry.contains("meta")) {
+      auto meta = meta_from_json(entry["meta"], where + ".meta");
+      if (!meta.ok()) return meta.status();
+      node->meta() = *std::move(meta);
+    }
+    if (entry.contains("impure")) {
+      if (!entry["impure"].is_boolean()) return bad(where + ".impure", "expected true or false");
+      if (entry["impure"].get<bool>()) node->set_impure(true);
+    }
+    by_name.emplace(name, node);
+  }
+  if (json.contains("meta")) {
+    auto meta = meta_from_json(json["meta"], "meta");
+    if (!meta.ok()) return meta.status();
+    graph->meta() = *std::move(meta);
+  }
+  if (absl::Status s = graph->lint(); !s.ok()) return bad("the graph", s.message());
+  return graph;
 }
 
 }  // namespace fx

@@ -13,11 +13,23 @@
 // {"dict": {...}}; torch literals {"dtype": "torch.float32"},
 // {"device": "cuda:0"}, {"layout": "torch.strided"},
 // {"memory_format": "torch.channels_last"}. Metadata values map to JSON
-// naturally (lists to arrays, maps to objects).
+// naturally (lists to arrays, maps to objects; non-finite floats as above).
+// A node marked impure (Node::is_impure) has "impure": true; "users" is
+// derived from the args and ignored when reading.
+//
+// Reading (graph_from_json) rebuilds exactly the graph that was written:
+// the same names, opcodes, targets, types, args and kwargs with their kinds,
+// meta and graph meta. Errors name the place in the document, e.g.
+// `nodes[3] ("add").args[1]: node "foo" is not defined before it`.
 #ifndef FX_TOOLS_GRAPH_JSON_H_
 #define FX_TOOLS_GRAPH_JSON_H_
 
+#include <memory>
+#include <string>
+
 #include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
 
 #include "core/argument.h"
 #include "core/graph.h"
@@ -29,6 +41,13 @@ nlohmann::ordered_json argument_to_json(const Argument& arg);
 nlohmann::ordered_json meta_to_json(const MetaValue& value);
 nlohmann::ordered_json meta_to_json(const Meta& meta);
 nlohmann::ordered_json graph_to_json(const Graph& graph);
+
+// The inverses. A node argument is looked up by name in `nodes`; `where`
+// names the place in the document for errors.
+absl::StatusOr<MetaValue> meta_value_from_json(const nlohmann::ordered_json& json,
+                                               const std::string& where);
+absl::StatusOr<Meta> meta_from_json(const nlohmann::ordered_json& json, const std::string& where);
+absl::StatusOr<std::unique_ptr<Graph>> graph_from_json(const nlohmann::ordered_json& json);
 
 }  // namespace fx
 

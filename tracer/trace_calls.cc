@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
 #include "tracer/call_effects.h"
+#include "core/well_known.h"
 #include "tracer/trace_engine.h"
 
 namespace fx {
@@ -132,6 +133,7 @@ absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
         called->to_node()->op() == Op::kCallModule) {
       // A leaf: what its body does to its arguments, the graph must know.
       apply_call_effects(called->to_node(), values, module_call_effects(target->module, name));
+      if (name != "forward") called->to_node()->meta().set(kModuleMethodKey, name);
     }
     result = from_argument(*called, n->output()->type());
   }

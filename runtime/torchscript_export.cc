@@ -1,0 +1,343 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/torchscript_export.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/frontend/resolver.h>
+#include <torch/csrc/jit/frontend/schema_matching.h>
+#include <torch/csrc/jit/frontend/sugared_value.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "core/message_text.h"
+#include "core/printer.h"
+#include "core/well_known.h"
+
+namespace fx {
+namespace {
+
+namespace jit = torch::jit;
+using jit::SugaredValue;
+using SugaredValuePtr = std::shared_ptr<SugaredValue>;
+
+// `torch.ops.<ns>.<op>.<overload>`: a call compiled as loading the saved file
+// will compile it (TorchScript saves `torch.<op>(...)` and matches the
+// overload again by argument types), refused when that is another overload.
+class OperatorOverloadValue : public SugaredValue {
+ public:
+  OperatorOverloadValue(c10::Symbol symbol, std::string overload)
+      : symbol_(symbol), overload_(std::move(overload)) {}
+  std::string kind() const override { return "operator overload"; }
+
+  SugaredValuePtr call(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       at::ArrayRef<jit::NamedValue> args, at::ArrayRef<jit::NamedValue> kwargs,
+                       size_t /*n_binders*/) override {
+    jit::Value* out = jit::emitBuiltinCall(loc, *m.graph(), symbol_, args, kwargs);
+    jit::Node* op = out->node();
+    // Several results come packed in a tuple.
+    if (op->kind() == c10::prim::TupleConstruct && op->inputs().size() > 0) {
+      op = op->input(0)->node();
+    }
+    const c10::FunctionSchema* schema = op->maybeSchema();
+    if (schema == nullptr || op->kind() != symbol_ || schema->overload_name() != overload_) {
+      throw jit::ErrorReport(loc)
+          << "TorchScript reads this call back as "
+          << (schema != nullptr ? jit::canonicalSchemaString(*schema) : op->kind().toQualString())
+          << ", not the overload '" << (overload_.empty() ? "default" : overload_)
+          << "' the graph calls; a saved file would compute something else";
+    }
+    return std::make_shared<jit::SimpleValue>(out);
+  }
+
+ private:
+  c10::Symbol symbol_;
+  std::string overload_;
+};
+
+// `torch.ops.<ns>.<op>`: its overloads are attributes.
+class OperatorPacketValue : public SugaredValue {
+ public:
+  explicit OperatorPacketValue(c10::Symbol symbol) : symbol_(symbol) {}
+  std::string kind() const override { return "operator"; }
+  SugaredValuePtr attr(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       const std::string& field) override {
+    const std::string overload = field == "default" ? "" : field;
+    for (const auto& op : jit::getAllOperatorsFor(symbol_)) {
+      if (op->schema().overload_name() == overload) {
+        return std::make_shared<OperatorOverloadValue>(symbol_, overload);
+      }
+    }
+    throw jit::ErrorReport(loc) << "there is no operator " << symbol_.toQualString() << "."
+                                << field << " (is its library loaded?)";
+  }
+
+ private:
+  c10::Symbol symbol_;
+};
+
+// `torch.ops` and `torch.ops.<ns>`.
+class OperatorNamespaceValue : public SugaredValue {
+ public:
+  explicit OperatorNamespaceValue(std::string ns) : ns_(std::move(ns)) {}
+  std::string kind() const override { return "operator namespace"; }
+  SugaredValuePtr attr(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       const std::string& field) override {
+    if (ns_.empty()) return std::make_shared<OperatorNamespaceValue>(field);
+    return std::make_shared<OperatorPacketValue>(
+        c10::Symbol::fromQualString(absl::StrCat(ns_, "::", field)));
+  }
+
+ private:
+  std::string ns_;
+};
+
+// The names the generated source uses that TorchScript's own resolver does
+// not know: leaf functions by their dotted targets, `torch.ops`, and torch's
+// dtype, layout and memory format constants.
+class ExportResolver : public jit::Resolver {
+ public:
+  explicit ExportResolver(const GraphModule& gm) : gm_(gm) {
+    for (const auto& [target, functions] : gm.functions()) {
+      std::string prefix;
+      for (absl::string_view atom : absl::StrSplit(target, '.')) {
+        prefix = prefix.empty() ? std::string(atom) : absl::StrCat(prefix, ".", atom);
+        prefixes_.insert(prefix);
+      }
+    }
+  }
+
+  SugaredValuePtr resolveValue(const std::string& name, jit::GraphFunction& m,
+                               const jit::SourceRange& loc) override {
+    if (name == "torch" || prefixes_.contains(name)) return lookup(name, loc, m);
+    return nullptr;
+  }
+  c10::TypePtr resolveType(const std::string&, const jit::SourceRange&) override {
+    return nullptr;
+  }
+
+  // The value of the dotted name `path`.
+  SugaredValuePtr lookup(const std::string& path, const jit::SourceRange& loc,
+                         jit::GraphFunction& m);
+
+ private:
+  const GraphModule& gm_;
+  absl::flat_hash_set<std::string> prefixes_;  // of leaf function targets
+};
+
+// A dotted name on the way to a leaf function or a torch name.
+class NamespaceValue : public SugaredValue {
+ public:
+  NamespaceValue(ExportResolver* resolver, std::string path)
+      : resolver_(resolver), path_(std::move(path)) {}
+  std::string kind() const override { return "module"; }
+  SugaredValuePtr attr(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       const std::string& field) override {
+    return resolver_->lookup(absl::StrCat(path_, ".", field), loc, m);
+  }
+
+ private:
+  ExportResolver* resolver_;
+  std::string path_;
+};
+
+SugaredValuePtr ExportResolver::lookup(const std::string& path, const jit::SourceRange& loc,
+                                       jit::GraphFunction& m) {
+  if (auto it = gm_.functions().find(path); it != gm_.functions().end()) {
+    return std::make_shared<jit::FunctionValue>(it->second);
+  }
+  if (prefixes_.contains(path) || path == "torch") {
+    return std::make_shared<NamespaceValue>(this, path);
+  }
+  if (path == "torch.ops") return std::make_shared<OperatorNamespaceValue>("");
+  auto constant = [&](int64_t value) -> SugaredValuePtr {
+    return std::make_shared<jit::SimpleValue>(m.graph()->insertConstant(value, loc));
+  };
+  if (auto dtype = dtype_from_python_name(path)) return constant(static_cast<int64_t>(*dtype));
+  if (auto layout = layout_from_python_name(path)) return constant(static_cast<int64_t>(*layout));
+  if (auto format = memory_format_from_python_name(path)) {
+    return constant(static_cast<int64_t>(*format));
+  }
+  absl::string_view rest = path;
+  if (absl::ConsumePrefix(&rest, "torch.") && rest.find('.') == absl::string_view::npos) {
+    return jit::BuiltinModule("aten").attr(loc, m, std::string(rest));  // torch.device, ...
+  }
+  throw jit::ErrorReport(loc) << "'" << path
+                              << "' is neither an operator nor a function this module has "
+                                 "TorchScript for";
+}
+
+// The node whose statement a compiler message points at: TorchScript quotes
+// the source and underlines the culprit (`~~~~ <--- HERE`) on the next line.
+// python_code writes one line per node after `def forward` and the lines
+// renaming placeholders.
+const Node* node_in_message(const Graph& graph, const std::string& source,
+                            absl::string_view message) {
+  const std::vector<absl::string_view> message_lines = absl::StrSplit(message, '\n');
+  absl::string_view quoted;
+  for (size_t i = 1; i < message_lines.size(); ++i) {
+    if (absl::StrContains(message_lines[i], "~~") || absl::StrContains(message_lines[i], "<--- HERE")) {
+      quoted = absl::StripAsciiWhitespace(message_lines[i - 1]);
+      break;
+    }
+  }
+  if (quoted.empty()) return nullptr;
+  const std::vector<absl::string_view> lines = absl::StrSplit(source, '\n');
+  std::vector<const Node*> statements;
+  size_t first = 1;
+  for (const Node* n : graph.nodes()) {
+    if (n->op() != Op::kPlaceholder) {
+      statements.push_back(n);
+    } else if (absl::StripPrefix(n->target(), "*") != n->name()) {
+      ++first;  // `name = target`
+    }
+  }
+  for (size_t i = 0; i < statements.size() && first + i < lines.size(); ++i) {
+    if (absl::StripAsciiWhitespace(lines[first + i]) == quoted) return statements[i];
+  }
+  return nullptr;
+}
+
+// The first line of a compiler message (the rest quotes the source).
+std::string first_line(absl::string_view message) {
+  message = absl::StripLeadingAsciiWhitespace(message);
+  return std::string(absl::StripTrailingAsciiWhitespace(message.substr(0, message.find('\n'))));
+}
+
+// Checks what TorchScript cannot express before compiling, naming the node.
+absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
+  for (const Node* n : graph.nodes()) {
+    if (n->op() == Op::kPlaceholder && absl::StartsWith(n->target(), "*")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot export node '", n->name(), "' to TorchScript: forward takes ", n->target(),
+          ", and a TorchScript method takes no variable arguments"));
+    }
+    if (n->op() == Op::kCallFunction) {
+      const std::string& target = n->target();
+      const bool known = target.find("::") != std::string::npos ||
+                         absl::StartsWith(target, "torch.") ||
+                         absl::StartsWith(target, "operator.") || target == kGetAttrTarget ||
+                         gm.functions().contains(target);
+      if (!known && target.find('.') != std::string::npos) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cannot export node '", n->name(), "' to TorchScript: it calls ", target,
+            ", a Python function this module has no TorchScript for (graphs traced from "
+            "TorchScript record their leaf functions; a graph built in C++ must "
+            "GraphModule::add_function it)"));
+      }
+    }
+    if (n->op() == Op::kCallModule) {
+      auto module = gm.get_submodule(n->target());
+      const MetaValue* method = n->meta().find(kModuleMethodKey);
+      const std::string name =
+          method != nullptr && method->is_string() ? method->to_string() : "forward";
+      if (module.ok() && !module->find_method(name)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cannot export node '", n->name(), "' to TorchScript: it calls module ", n->target(),
+            ", which has no TorchScript method ", name,
+            name == "forward" ? " (its forward is overloaded? meta '_method' names the overload)"
+                              : ""));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The graph as the exporter prints it: placeholders annotated with the
+// TorchScript type the tracer recorded, no other annotations; a submodule
+// whose forward TorchScript compiled as one overload called by its name.
+std::unique_ptr<Graph> graph_for_torchscript(const GraphModule& gm) {
+  std::unique_ptr<Graph> copy = gm.graph().copy();
+  for (Node* n : copy->nodes()) {
+    if (n->op() == Op::kCallModule && !n->meta().contains(kModuleMethodKey)) {
+      auto module = gm.get_submodule(n->target());
+      if (module.ok() && !module->find_method("forward")) {
+        std::vector<std::string> overloads;
+        for (const auto& m : module->get_methods()) {
+          if (absl::StartsWith(m.name(), "forward__")) overloads.push_back(m.name());
+        }
+        if (overloads.size() == 1) n->meta().set(kModuleMethodKey, overloads[0]);
+      }
+    }
+    std::string type;
+    if (n->op() == Op::kPlaceholder) {
+      const MetaValue* t = n->meta().find(kTorchScriptTypeKey);
+      if (t != nullptr && t->is_string()) {
+        type = t->to_string();
+      } else if (n->type() != "torch.Tensor") {
+        type = n->type();
+      }
+    }
+    if (n->type() != type) n->set_type(type);
+  }
+  return copy;
+}
+
+// A module built by the exporter (the root and the modules holding what is
+// referenced below it) gets the `training` flag every nn.Module has.
+void add_training_flags(torch::jit::Module& root, bool training) {
+  const auto cu = root._ivalue()->compilation_unit();
+  for (torch::jit::Module m : root.modules()) {
+    if (m._ivalue()->compilation_unit() != cu) continue;  // a module of the model, as it was
+    if (!m._ivalue()->type()->hasAttribute("training")) {
+      m.register_attribute("training", c10::BoolType::get(), training);
+    }
+  }
+}
+
+}  // namespace
+
+std::string torchscript_source(const GraphModule& gm) {
+  return python_code(*graph_for_torchscript(gm), CodeDialect::kTorchScript);
+}
+
+absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm) {
+  std::unique_ptr<Graph> graph = graph_for_torchscript(gm);
+  if (absl::Status s = check_expressible(gm, *graph); !s.ok()) return s;
+  const std::string source = python_code(*graph, CodeDialect::kTorchScript);
+  auto holder = GraphModule::from_referenced(gm, std::move(graph), gm.class_name());
+  if (!holder.ok()) return holder.status();
+  torch::jit::Module root = holder->root();
+  for (const auto& [name, value] : holder->own_attributes()) {
+    root.register_attribute(name, value.isTensor() ? c10::TensorType::get() : value.type(), value);
+  }
+  bool training = false;
+  if (gm.root()._ivalue()->type()->hasAttribute("training")) {
+    training = gm.root().attr("training").toBool();
+  }
+  add_training_flags(root, training);
+  try {
+    root.define(source, std::make_shared<ExportResolver>(gm));
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    const Node* node = node_in_message(gm.graph(), source, message);
+    const std::string what =
+        node != nullptr ? absl::StrCat("node '", node->name(), "' (", node->target(), ")")
+                        : std::string("the graph");
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot export ", what, " to TorchScript: ", first_line(message)));
+  }
+  return root;
+}
+
+absl::Status save_torchscript(const GraphModule& gm, const std::string& path) {
+  auto module = export_to_torchscript(gm);
+  if (!module.ok()) return module.status();
+  try {
+    module->save(path);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot write ", path_for_message(path), ": ", first_line(e.what())));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fx
