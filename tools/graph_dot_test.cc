@@ -354,6 +354,18 @@ TEST(GraphDotTest, LargeGraphsGoThroughThePipes) {
   ASSERT_TRUE(svg.ok()) << svg.status();
   EXPECT_THAT(svg->output, HasSubstr(">add_1499</text>"));
   EXPECT_THAT(svg->output, HasSubstr("</svg>"));
+  // About 1,000 inches tall in full; as PNG scaled to 100 inches (9600 px).
+  auto png = render_with_graphviz(*dot_program, dot, "png");
+  ASSERT_TRUE(png.ok()) << png.status();
+  ASSERT_GT(png->output.size(), 24u);
+  auto big_endian = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = at; i < at + 4; ++i) v = (v << 8) | static_cast<unsigned char>(png->output[i]);
+    return v;
+  };
+  EXPECT_LE(big_endian(16), 9600u);  // width and height, from the IHDR chunk
+  EXPECT_GT(big_endian(20), 9000u);
+  EXPECT_LE(big_endian(20), 9600u);
 }
 
 }  // namespace
