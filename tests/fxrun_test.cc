@@ -246,7 +246,7 @@ TEST(FxrunTest, EveryBadInputIsAOneLineErrorAndExitStatusOne) {
       {"--model=" + runfile("tests/fixtures/control_flow.pt"),
        "control flow depends on an input value"},
       {"--print=xml", "fxrun: error: --print takes graph, tabular, code or none, not 'xml'"},
-      {"--emit=yaml", "fxrun: error: --emit takes json, not 'yaml'"},
+      {"--emit=yaml", "fxrun: error: --emit takes json, dot, svg or png, not 'yaml'"},
       {"--assertions=sometimes", "fxrun: error: --assertions takes keep or drop"},
       {"--output=/no/such/dir/out.txt",
        "fxrun: error: cannot write --output /no/such/dir/out.txt: No such file or directory"},

@@ -19,6 +19,7 @@ set -euo pipefail
 #   libgtest-dev, libgmock-dev     GoogleTest / GoogleMock
 #   libbenchmark-dev               Google Benchmark
 #   nlohmann-json3-dev             JSON (fxrun --emit=json)
+#   graphviz                       the dot program: fxrun --emit=svg|png renders with it
 #   python3-torch, python3-torchvision
 #                                  fixture generators (TorchScript models at build time)
 PACKAGES=(
@@ -34,6 +35,7 @@ PACKAGES=(
   libgmock-dev
   libbenchmark-dev
   nlohmann-json3-dev
+  graphviz
   python3-torch
   python3-torchvision
 )

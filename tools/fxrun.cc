@@ -8,12 +8,15 @@
 //       --passes='inline{modules=relu},dce' --print=code
 //   bazel run //tools:fxrun -- --emit=json --output=/tmp/graph.json
 //   bazel run //tools:fxrun -- --graph=/tmp/graph.json --passes=dce --save=/tmp/resnet18_fx.pt
+//   bazel run //tools:fxrun -- --emit=png --emit-scope=layer1.0 --output=/tmp/block.png
 //   bazel run //tools:fxrun -- --plugin=/path/libmy_plugin.so --list-plugins
 //
 // The in-tree plugins (tracer extensions and passes) are loaded from fxrun's
 // runfiles exactly as --plugin loads out-of-tree ones. Flags may be spelled
 // with dashes or underscores (--time-passes, --time_passes). Every bad input
 // is a one-line error on stderr and exit status 1.
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -45,6 +48,7 @@
 #include "plugins/registry.h"
 #include "tools/cpp/runfiles/runfiles.h"
 #include "tools/command_line.h"
+#include "tools/graph_dot.h"
 #include "tools/graph_file.h"
 #include "tools/model_file.h"
 #include "tools/output_file.h"
@@ -68,7 +72,12 @@ ABSL_FLAG(bool, builtin_plugins, true, "load the in-tree plugins from fxrun's ru
 ABSL_FLAG(bool, list_plugins, false,
           "list every plugin, tracer extension and pass, with options, and exit");
 ABSL_FLAG(std::string, print, "tabular", "what to print: graph, tabular, code or none");
-ABSL_FLAG(std::string, emit, "", "emit the graph in a machine format instead: json");
+ABSL_FLAG(std::string, emit, "",
+          "emit the graph in another format instead: json, or a picture: dot (Graphviz's text), "
+          "svg or png (rendered by Graphviz's dot program)");
+ABSL_FLAG(std::string, emit_scope, "",
+          "with --emit=dot|svg|png: draw only the nodes at or under this module path (layer1.0), "
+          "with their neighbours outside it as small boundary nodes");
 ABSL_FLAG(std::string, output, "", "write the printed or emitted result to this file");
 ABSL_FLAG(std::string, save, "",
           "export the final graph as a TorchScript module to this .pt file (torch.jit.load and "
@@ -250,6 +259,20 @@ std::string render(const GraphModule& gm, const std::string& format) {
   return "";
 }
 
+// --emit=dot|svg|png: the graph (or the part --emit-scope names) as a
+// picture; `dot_program` is Graphviz's dot, found before the run.
+std::string picture(const Graph& graph, const std::string& format, const std::string& dot_program) {
+  DotOptions options;
+  options.scope = absl::GetFlag(FLAGS_emit_scope);
+  auto dot = graph_to_dot(graph, options);
+  if (!dot.ok()) fail(absl::StrCat("--emit-scope: ", dot.status().message()));
+  if (format == "dot") return *std::move(dot);
+  auto rendered = render_with_graphviz(dot_program, *dot, format);
+  if (!rendered.ok()) fail(absl::StrCat("--emit=", format, ": ", rendered.status().message()));
+  for (const std::string& w : rendered->warnings) warn(absl::StrCat("Graphviz's dot: ", w));
+  return std::move(rendered->output);
+}
+
 // --help: every fxrun flag with its default, spelled as documented; exit 0.
 void print_help() {
   std::cout << "fxrun: trace a TorchScript model, run passes over it, print or emit the graph.\n\n"
@@ -286,8 +309,26 @@ int run(int argc, char** argv) {
   if (print != "graph" && print != "tabular" && print != "code" && print != "none") {
     fail(absl::StrCat("--print takes graph, tabular, code or none, not ", quote_for_message(print)));
   }
-  if (!emit.empty() && emit != "json") {
-    fail(absl::StrCat("--emit takes json, not ", quote_for_message(emit)));
+  const bool emit_picture = emit == "dot" || emit == "svg" || emit == "png";
+  if (!emit.empty() && emit != "json" && !emit_picture) {
+    fail(absl::StrCat("--emit takes json, dot, svg or png, not ", quote_for_message(emit)));
+  }
+  if (given("emit_scope") && !emit_picture) {
+    fail("--emit-scope says which part of the graph a picture draws: add --emit=dot, svg or png");
+  }
+  if (given("emit_scope") && absl::GetFlag(FLAGS_emit_scope).empty()) {
+    fail("--emit-scope is empty (an unset variable?); give a module path such as layer1.0, or "
+         "leave it out to draw the whole graph");
+  }
+  if (emit == "png" && !given("output") && isatty(STDOUT_FILENO)) {
+    fail("--emit=png writes binary data, which a terminal cannot show: give --output=FILE.png or "
+         "redirect standard output to a file");
+  }
+  std::string dot_program;
+  if (emit == "svg" || emit == "png") {
+    auto found = find_graphviz_dot();
+    if (!found.ok()) fail(absl::StrCat("--emit=", emit, ": ", found.status().message()));
+    dot_program = *std::move(found);
   }
   if (!emit.empty() && given("print")) {
     fail("--print and --emit both say what to write; give one of them");
@@ -478,6 +519,8 @@ int run(int argc, char** argv) {
   }
   if (emit == "json") {
     out << graph_file_text(*gm);
+  } else if (emit_picture) {
+    out << picture(gm->graph(), emit, dot_program);
   } else {
     out << render(*gm, print);
   }

@@ -13,10 +13,10 @@
 namespace fx {
 namespace testing {
 
-FxrunResult run_fxrun(const std::string& args) {
+FxrunResult run_fxrun(const std::string& args, const std::string& env) {
   const std::string err_path = absl::StrCat(getenv("TEST_TMPDIR"), "/fxrun.err");
-  const std::string command =
-      absl::StrCat("timeout 60 ", runfile("tools/fxrun"), " ", args, " 2>", err_path);
+  const std::string command = absl::StrCat("timeout 60 ", env.empty() ? "" : "env " + env + " ",
+                                           runfile("tools/fxrun"), " ", args, " 2>", err_path);
   FxrunResult r;
   FILE* pipe = popen(command.c_str(), "r");
   std::array<char, 4096> buffer;

@@ -19,8 +19,10 @@ struct FxrunResult {
   std::string err;
 };
 
-// Runs `tools/fxrun <args>` (`args` in shell syntax) for at most 60 s.
-FxrunResult run_fxrun(const std::string& args);
+// Runs `tools/fxrun <args>` (`args` in shell syntax) for at most 60 s, with
+// the environment changed by `env`, assignments in shell syntax as env(1)
+// takes them (`PATH=/empty`).
+FxrunResult run_fxrun(const std::string& args, const std::string& env = "");
 
 }  // namespace testing
 }  // namespace fx
