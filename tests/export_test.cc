@@ -32,12 +32,10 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/dce/dce.h"
-#include "passes/inline/inline.h"
-#include "passes/pass_manager.h"
 #include "runtime/torchscript_export.h"
 #include "tests/testing/corpus.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/pipelines.h"
 #include "tests/testing/runfiles.h"
 #include "tests/testing/values.h"
 #include "tracer/tracer.h"
@@ -81,11 +79,6 @@ class ExportTest : public ::testing::Test {
   // Exports every model once, as traced and after inline,dce.
   static void SetUpTestSuite() {
     cases_ = new std::vector<ExportedCase>();
-    Registry registry;
-    PluginRegistrar r({"passes", "1", ""});
-    register_inline(r);
-    register_dce(r);
-    ASSERT_TRUE(registry.commit(r).ok());
     const fs::path dir = fs::path(std::getenv("TEST_TMPDIR")) / "exported";
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -98,10 +91,8 @@ class ExportTest : public ::testing::Test {
       for (const char* pipeline : {"", "inline,dce"}) {
         auto gm = Tracer(model.options).trace(module);
         ASSERT_TRUE(gm.ok()) << model.name << ": " << gm.status();
-        auto pm = PassManager::create(pipeline, registry);
-        ASSERT_TRUE(pm.ok()) << pm.status();
-        PassContext context(registry);
-        ASSERT_TRUE(pm->run(*gm, context).ok()) << model.name << " " << pipeline;
+        absl::Status ran = testing::run_pipeline(*gm, pipeline);
+        ASSERT_TRUE(ran.ok()) << model.name << ": " << ran;
         ExportedCase c;
         c.name = absl::StrCat(model.name, *pipeline == '\0' ? ".traced" : ".inline_dce");
         c.path = (dir / (c.name + ".pt")).string();

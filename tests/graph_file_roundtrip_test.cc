@@ -11,11 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "core/printer.h"
 #include "gtest/gtest.h"
-#include "passes/dce/dce.h"
-#include "passes/inline/inline.h"
-#include "passes/pass_manager.h"
 #include "tests/testing/corpus.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/pipelines.h"
 #include "tests/testing/values.h"
 #include "tools/graph_file.h"
 #include "tracer/module_path/module_path.h"
@@ -25,11 +23,6 @@ namespace fx {
 namespace {
 
 TEST(GraphFileRoundTripTest, EveryFixturesGraphReadsBackExactlyAndRuns) {
-  Registry registry;
-  PluginRegistrar r({"passes", "1", ""});
-  register_inline(r);
-  register_dce(r);
-  ASSERT_TRUE(registry.commit(r).ok());
   int files = 0;
   for (const testing::CorpusModel& model : testing::traceable_models()) {
     torch::jit::Module module = testing::load_fixture(model.name + ".pt");
@@ -40,10 +33,8 @@ TEST(GraphFileRoundTripTest, EveryFixturesGraphReadsBackExactlyAndRuns) {
       tracer.add_extension(std::make_shared<ModulePathTracer>());
       auto gm = tracer.trace(module);
       ASSERT_TRUE(gm.ok()) << what << ": " << gm.status();
-      auto pm = PassManager::create(pipeline, registry);
-      ASSERT_TRUE(pm.ok()) << pm.status();
-      PassContext context(registry);
-      ASSERT_TRUE(pm->run(*gm, context).ok()) << what;
+      absl::Status ran = testing::run_pipeline(*gm, pipeline);
+      ASSERT_TRUE(ran.ok()) << what << ": " << ran;
 
       const std::string text = graph_file_text(*gm);
       auto again = read_graph_file(text, module, model.name + ".json");

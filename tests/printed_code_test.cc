@@ -20,10 +20,8 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/dce/dce.h"
-#include "passes/inline/inline.h"
-#include "passes/pass_manager.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/pipelines.h"
 #include "tests/testing/corpus.h"
 #include "tests/testing/runfiles.h"
 #include "tests/testing/values.h"
@@ -62,12 +60,6 @@ void write_case(const fs::path& dir, GraphModule& gm, const std::string& model_p
 }
 
 TEST(PrintedCodeTest, EveryFixturesCodeRunsInPythonAndComputesWhatTheModelComputes) {
-  Registry registry;
-  PluginRegistrar r({"passes", "1", ""});
-  register_inline(r);
-  register_dce(r);
-  ASSERT_TRUE(registry.commit(r).ok());
-
   const fs::path cases = fs::path(std::getenv("TEST_TMPDIR")) / "printed_code_cases";
   fs::remove_all(cases);
   int count = 0;
@@ -83,10 +75,8 @@ TEST(PrintedCodeTest, EveryFixturesCodeRunsInPythonAndComputesWhatTheModelComput
     for (const char* pipeline : {"", "inline,dce", "inline{recurse=true},dce{submodules=true}"}) {
       auto gm = Tracer(f.options).trace(module);
       ASSERT_TRUE(gm.ok()) << f.name << ": " << gm.status();
-      auto pm = PassManager::create(pipeline, registry);
-      ASSERT_TRUE(pm.ok()) << pm.status();
-      PassContext context(registry);
-      ASSERT_TRUE(pm->run(*gm, context).ok()) << f.name << " " << pipeline;
+      absl::Status ran = testing::run_pipeline(*gm, pipeline);
+      ASSERT_TRUE(ran.ok()) << f.name << ": " << ran;
       const std::string variant = *pipeline == '\0' ? "traced" : pipeline;
       const bool root_changed = absl::StrContains(variant, "submodules");
       write_case(cases / absl::StrCat(f.name, ".", count % 3), *gm, model_path, root_changed,

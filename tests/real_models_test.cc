@@ -17,10 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/dce/dce.h"
-#include "passes/inline/inline.h"
-#include "passes/pass_manager.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/pipelines.h"
 #include "tests/testing/real_models.h"
 #include "tests/testing/values.h"
 #include "tracer/tracer.h"
@@ -66,19 +64,11 @@ TEST_P(RealModelsTest, GraphComputesWhatTheModelComputesBeforeAndAfterPasses) {
   ASSERT_TRUE(gm->lint().ok()) << gm->lint();
   testing::expect_runs_like_the_module(*gm, module, inputs, "traced");
 
-  Registry registry;
-  PluginRegistrar r({"passes", "1", ""});
-  register_inline(r);
-  register_dce(r);
-  ASSERT_TRUE(registry.commit(r).ok());
   for (const char* pipeline : {"inline,dce", "inline{recurse=true},dce{submodules=true}"}) {
     auto traced = Tracer(testing::real_model_trace_options(name)).trace(module);
     ASSERT_TRUE(traced.ok()) << traced.status();
-    auto pm = PassManager::create(pipeline, registry);
-    ASSERT_TRUE(pm.ok()) << pm.status();
-    PassContext context(registry);
-    absl::Status ran = pm->run(*traced, context);
-    ASSERT_TRUE(ran.ok()) << pipeline << ": " << ran;
+    absl::Status ran = testing::run_pipeline(*traced, pipeline);
+    ASSERT_TRUE(ran.ok()) << ran;
     testing::expect_runs_like_the_module(*traced, module, inputs, pipeline);
   }
 }

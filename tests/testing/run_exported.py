@@ -22,36 +22,7 @@ warnings.filterwarnings("ignore")
 import torch  # noqa: E402
 import torchvision  # noqa: E402,F401  (registers torchvision's operators)
 
-
-def close(a, b, where):
-    """None when a and b match (tensors allclose), else where they differ."""
-    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
-        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
-            return "%s: %s vs %s" % (where, type(a).__name__, type(b).__name__)
-        if a.shape != b.shape or a.dtype != b.dtype:
-            return "%s: %s %s vs %s %s" % (where, tuple(a.shape), a.dtype, tuple(b.shape), b.dtype)
-        if a.is_floating_point() or a.is_complex():
-            ok = torch.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
-        else:
-            ok = torch.equal(a, b)
-        return None if ok else "%s: values differ" % where
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        if len(a) != len(b):
-            return "%s: %d vs %d elements" % (where, len(a), len(b))
-        for i, (x, y) in enumerate(zip(a, b)):
-            why = close(x, y, "%s[%d]" % (where, i))
-            if why:
-                return why
-        return None
-    if isinstance(a, dict) and isinstance(b, dict):
-        if list(a.keys()) != list(b.keys()):
-            return "%s: keys %s vs %s" % (where, list(a.keys()), list(b.keys()))
-        for k in a:
-            why = close(a[k], b[k], "%s[%r]" % (where, k))
-            if why:
-                return why
-        return None
-    return None if a == b else "%s: %r vs %r" % (where, a, b)
+from run_printed_code import equal  # noqa: E402  (its comparison of outputs)
 
 
 def run_case(directory):
@@ -61,7 +32,7 @@ def run_case(directory):
     outputs, inputs_after = torch.load(os.path.join(directory, "expected.pt"))
     with torch.no_grad():
         got = module(*inputs)
-    return close(got, outputs, "output") or close(tuple(inputs), tuple(inputs_after), "inputs")
+    return equal(got, outputs, "output") or equal(tuple(inputs), tuple(inputs_after), "inputs")
 
 
 def main():

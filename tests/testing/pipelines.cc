@@ -1,0 +1,30 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tests/testing/pipelines.h"
+
+#include "absl/strings/str_cat.h"
+#include "passes/dce/dce.h"
+#include "passes/inline/inline.h"
+#include "passes/pass_manager.h"
+
+namespace fx {
+namespace testing {
+
+absl::Status run_pipeline(GraphModule& gm, absl::string_view pipeline) {
+  static const Registry* registry = [] {
+    auto* r = new Registry();
+    PluginRegistrar registrar({"passes", "1", ""});
+    register_inline(registrar);
+    register_dce(registrar);
+    if (!r->commit(registrar).ok()) std::abort();  // the in-tree passes always register
+    return r;
+  }();
+  auto pm = PassManager::create(pipeline, *registry);
+  if (!pm.ok()) return pm.status();
+  PassContext context(*registry);
+  absl::Status ran = pm->run(gm, context);
+  if (!ran.ok()) return absl::Status(ran.code(), absl::StrCat(pipeline, ": ", ran.message()));
+  return absl::OkStatus();
+}
+
+}  // namespace testing
+}  // namespace fx
