@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "core/printer.h"
 #include "gmock/gmock.h"
@@ -120,6 +121,9 @@ TEST(GraphFileTest, BadFilesAreRefusedNamingThePlaceInTheFile) {
               HasSubstr("nodes[2] ('mm').args[1]: unknown argument kind 'tensor'"));
   EXPECT_THAT(error_of(small_file("\"name\": \"mm\"", "\"name\": \"2mm\"")),
               HasSubstr("'2mm' is not a valid node name"));
+  const std::string deep = absl::StrCat("\"meta\": {\"deep\": ", std::string(100000, '['),
+                                       std::string(100000, ']'), "}}");
+  EXPECT_THAT(error_of(small_file("\"meta\": {}}", deep)), HasSubstr("nested deeper than 200"));
   EXPECT_THAT(error_of(small_file("\"meta\": {}}", "\"meta\": {}, \"functions\": {\"f\": [\"__torch__.f\"]}}")),
               HasSubstr("functions['f']: the model has no TorchScript function __torch__.f"));
   EXPECT_THAT(error_of(small_file("\"meta\": {}}", "\"meta\": {}, \"attributes\": {\"c\": {\"pickle\": \"!!\"}}}")),

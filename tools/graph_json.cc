@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -43,6 +45,26 @@ absl::Status bad(const std::string& where, absl::string_view what) {
 const char* json_kind(const Json& json) { return json.type_name(); }
 
 using NodesByName = absl::flat_hash_map<std::string, Node*>;
+
+// Arguments and metadata are read recursively: a document nested deeper than
+// any graph needs is refused before (instead of exhausting the stack).
+constexpr int kMaxNesting = 200;
+
+absl::Status check_nesting(const Json& document) {
+  std::vector<std::pair<const Json*, int>> stack = {{&document, 0}};
+  while (!stack.empty()) {
+    auto [json, depth] = stack.back();
+    stack.pop_back();
+    if (depth > kMaxNesting) {
+      return bad("the document", absl::StrCat("nested deeper than ", kMaxNesting,
+                                              " arrays and objects; no graph needs that"));
+    }
+    if (json->is_structured()) {
+      for (const Json& child : *json) stack.emplace_back(&child, depth + 1);
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Argument> argument_from_json(const Json& json, const NodesByName& nodes,
                                             const std::string& where) {
@@ -253,6 +275,7 @@ absl::StatusOr<Meta> meta_from_json(const Json& json, const std::string& where) 
 
 absl::StatusOr<std::unique_ptr<Graph>> graph_from_json(const Json& json) {
   if (!json.is_object()) return bad("the document", "expected an object with \"nodes\"");
+  if (absl::Status s = check_nesting(json); !s.ok()) return s;
   if (!json.contains("nodes") || !json["nodes"].is_array()) {
     return bad("the document", "expected an array \"nodes\"");
   }
