@@ -7,7 +7,10 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
+
+#include "absl/strings/str_cat.h"
 
 namespace fx {
 namespace {
@@ -47,6 +50,33 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> meta_native_batch_norm(
           at::empty({stats}, input.options()), at::empty({stats}, input.options())};
 }
 
+// Pointwise operators: the output laid out by TensorIterator, as on the CPU,
+// where relu is clamp_min and hardtanh clamp; hardswish's output is laid out
+// as any unary operator's.
+at::Tensor meta_relu(const at::Tensor& self) { return at::clamp_min(self, 0); }
+at::Tensor meta_hardswish(const at::Tensor& self) { return at::clamp_min(self, 0); }
+at::Tensor meta_hardtanh(const at::Tensor& self, const at::Scalar& min, const at::Scalar& max) {
+  return at::clamp(self, min, max);
+}
+
+// The CPU resizes a fresh tensor: contiguous.
+at::Tensor meta_index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  TORCH_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  std::vector<int64_t> sizes = self.sizes().vec();
+  if (self.dim() > 0) sizes[c10::maybe_wrap_dim(dim, self.dim())] = index.numel();
+  return at::empty(sizes, self.options());
+}
+
+// The CPU lays the output out as the input suggests (channels_last stays).
+at::Tensor meta_adaptive_avg_pool2d(const at::Tensor& self, c10::SymIntArrayRef output_size) {
+  const at::IntArrayRef out = c10::asIntArrayRefSlow(output_size);
+  TORCH_CHECK(out.size() == 2 && (self.dim() == 3 || self.dim() == 4),
+              "adaptive_avg_pool2d: expected a 3D or 4D input and an output_size of 2");
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 2);
+  sizes.insert(sizes.end(), out.begin(), out.end());
+  return at::empty(sizes, self.options().memory_format(self.suggest_memory_format()));
+}
+
 bool lacks_meta_kernel(const char* name) {
   auto op = c10::Dispatcher::singleton().findSchema({name, ""});
   return op.has_value() && !op->hasKernelForDispatchKey(c10::DispatchKey::Meta);
@@ -60,12 +90,16 @@ void ensure_meta_kernels() {
     // Never destroyed: registrations end with the Library that made them.
     auto* library = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::Meta,
                                        __FILE__, __LINE__);
-    if (lacks_meta_kernel("aten::convolution_overrideable")) {
-      library->impl("convolution_overrideable", TORCH_FN(meta_convolution));
-    }
-    if (lacks_meta_kernel("aten::native_batch_norm")) {
-      library->impl("native_batch_norm", TORCH_FN(meta_native_batch_norm));
-    }
+    auto add = [library](const char* name, auto kernel) {
+      if (lacks_meta_kernel(absl::StrCat("aten::", name).c_str())) library->impl(name, kernel);
+    };
+    add("convolution_overrideable", TORCH_FN(meta_convolution));
+    add("native_batch_norm", TORCH_FN(meta_native_batch_norm));
+    add("relu", TORCH_FN(meta_relu));
+    add("hardswish", TORCH_FN(meta_hardswish));
+    add("hardtanh", TORCH_FN(meta_hardtanh));
+    add("index_select", TORCH_FN(meta_index_select));
+    add("_adaptive_avg_pool2d", TORCH_FN(meta_adaptive_avg_pool2d));
   });
 }
 

@@ -7,7 +7,7 @@
 // device with functions registered from Python (torch/_meta_registrations.py),
 // which a C++ process never runs: there, every convolution and batch norm
 // fails on meta tensors, and a CNN would fall back to real tensors at every
-// layer. This registers C++ Meta kernels for those operators, computing output
+// layer. This registers C++ Meta kernels for the common ones, computing output
 // shapes, dtypes and layouts as the CPU kernels do:
 //
 //   fx::ensure_meta_kernels();          // once; later calls return at once
@@ -23,7 +23,14 @@
 //                                    or weight is channels_last, contiguous
 //                                    otherwise, as the CPU kernels do;
 //   aten::native_batch_norm          the output laid out as the input; the
-//                                    saved statistics [C] in training, [0] not.
+//                                    saved statistics [C] in training, [0] not;
+//   aten::relu, hardswish, hardtanh  as clamp_min and clamp (which the CPU's
+//                                    relu and hardtanh are);
+//   aten::index_select               (embeddings) contiguous;
+//   aten::_adaptive_avg_pool2d       laid out as the input suggests.
+//
+// Other operators Python alone gives meta kernels (roll, flip, where,
+// grid_sampler_2d, ...) fall back to real tensors in shape_prop.
 //
 // Layouts follow libtorch 1.13's CPU kernels, checked against them by
 // shape_prop_test for each case above (and ResNet-18, contiguous and

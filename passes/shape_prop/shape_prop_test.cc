@@ -320,6 +320,42 @@ TEST_F(ShapePropTest, MetaKernelsForConvolutionAndBatchNormAgreeWithTheCpu) {
   EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("to have 4 channels"));
 }
 
+TEST_F(ShapePropTest, MetaKernelsForActivationsAndIndexingAgreeWithTheCpu) {
+  auto g = std::make_unique<Graph>();
+  Node* image = g->placeholder("image");  // channels_last
+  Node* matrix = g->placeholder("matrix");
+  Node* ids = g->placeholder("ids");
+  // Every other column, transposed: neither dense nor contiguous.
+  Node* strided = g->call_function(
+      "aten::t", {g->call_function("aten::slice.Tensor", {matrix, 1, 0, 6, 2})});
+  std::vector<Argument> results;
+  for (Node* x : {image, strided}) {
+    results.push_back(g->call_function("aten::relu", {x}));
+    results.push_back(g->call_function("aten::hardswish", {x}));
+    results.push_back(g->call_function("aten::hardtanh", {x, 0.0, 6.0}));
+  }
+  results.push_back(g->call_function("aten::adaptive_avg_pool2d", {image, Argument::List({2, 2})}));
+  results.push_back(g->call_function("aten::embedding", {g->get_attr("table"), ids}));
+  results.push_back(g->call_function("aten::index_select", {strided, 1, ids}));
+  g->output(Argument::Tuple(results));
+  GraphModule gm(empty_module("Activations"), std::move(g));
+  ASSERT_TRUE(gm.add_attribute("table", at::randn({10, 4}).requires_grad_(true)).ok());
+  const std::vector<c10::IValue> inputs = {
+      at::randn({2, 3, 5, 5}).contiguous(at::MemoryFormat::ChannelsLast), at::randn({4, 6}),
+      at::tensor({0, 2, 1}, at::kLong)};
+
+  ASSERT_TRUE(propagate_shapes(gm, inputs).ok());
+  const auto real = all_tensor_meta(gm);
+  auto report = propagate_shapes(gm, inputs, {ShapePropDevice::kMeta});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->fallback_nodes, ::testing::IsEmpty());
+  EXPECT_EQ(all_tensor_meta(gm), real);
+  EXPECT_EQ(field(gm, "relu", "memory_format"), "torch.channels_last");
+  EXPECT_EQ(field(gm, "relu_1", "stride"), ints({1, 3}));
+  EXPECT_EQ(field(gm, "embedding", "shape"), ints({3, 4}));
+  EXPECT_EQ(field(gm, "embedding", "requires_grad"), true);
+}
+
 TEST_F(ShapePropTest, MetaDeviceAgreesWithTheRealRunOnResNet18) {
   GraphModule gm = testing::trace_fixture("resnet18.pt");
   for (c10::MemoryFormat format :
