@@ -380,9 +380,44 @@ std::string format_graph(const Graph& graph) {
   return out;
 }
 
+namespace {
+
+// `path`'s fields of `value` (see format_tabular): a map's field, or the
+// fields of a list's elements; None where an element has no such field.
+MetaValue meta_field(const MetaValue& value, absl::string_view path) {
+  if (path.empty()) return value;
+  const size_t dot = path.find('.');
+  const absl::string_view field = path.substr(0, dot);
+  const absl::string_view rest = dot == absl::string_view::npos ? "" : path.substr(dot + 1);
+  if (value.is_map()) {
+    const MetaValue* v = value.to_map().find(field);
+    return v == nullptr ? MetaValue() : meta_field(*v, rest);
+  }
+  if (value.is_list()) {
+    MetaValue::List items;
+    for (const MetaValue& item : value.to_list()) items.push_back(meta_field(item, path));
+    return items;
+  }
+  return MetaValue();
+}
+
+// The cell of meta column `column` for `meta`; empty when the node has no value.
+std::string meta_cell(const Meta& meta, const std::string& column) {
+  if (const MetaValue* v = meta.find(column)) return format_meta_value(*v);
+  const size_t dot = column.find('.');
+  if (dot == std::string::npos) return "";
+  const absl::string_view path = column;
+  const MetaValue* v = meta.find(path.substr(0, dot));
+  return v == nullptr ? "" : format_meta_value(meta_field(*v, path.substr(dot + 1)));
+}
+
+}  // namespace
+
 std::string format_tabular(const Graph& graph, const std::vector<std::string>& meta_columns) {
   std::vector<std::string> headers = {"opcode", "name", "target", "args", "kwargs"};
-  headers.insert(headers.end(), meta_columns.begin(), meta_columns.end());
+  for (const std::string& column : meta_columns) {
+    headers.push_back(column.substr(column.rfind('.') + 1));  // npos + 1 == 0
+  }
   const size_t ncols = headers.size();
 
   std::vector<std::vector<std::string>> rows;
@@ -397,10 +432,7 @@ std::string format_tabular(const Graph& graph, const std::vector<std::string>& m
                       : n->target());
     append_sequence(row.emplace_back(), n->args(), /*is_list=*/false, Spelling::kRepr);
     append_dict(row.emplace_back(), n->kwargs(), Spelling::kRepr);
-    for (const std::string& key : meta_columns) {
-      const MetaValue* v = n->meta().find(key);
-      row.push_back(v == nullptr ? std::string() : format_meta_value(*v));
-    }
+    for (const std::string& column : meta_columns) row.push_back(meta_cell(n->meta(), column));
     rows.push_back(std::move(row));
   }
 

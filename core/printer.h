@@ -49,7 +49,10 @@ std::string format_graph(const Graph& graph);
 // One node as in `print(graph)`, without indentation (`Node.format_node()`).
 std::string format_node(const Node& node);
 // `graph.print_tabular()`, plus one column per key in `meta_columns` (the cell
-// is empty for nodes without that key).
+// is empty for nodes without that key). A column `key.field` (not itself a
+// key) shows a field of a map value, headed `field`: `tensor_meta.shape`
+// shows meta["tensor_meta"]["shape"]; through a list of maps it shows the
+// list of their fields (`[[2, 3], [2]]` for a node of two tensors).
 std::string format_tabular(const Graph& graph, const std::vector<std::string>& meta_columns = {});
 // The language python_code writes.
 //   kPython       torch.fx's `GraphModule.code`, which runs with PyTorch: each

@@ -68,6 +68,23 @@ TEST(PrinterTest, TabularCanShowMetaColumns) {
             "output       output          output          (layer1_0_conv1,)  {}");
 }
 
+TEST(PrinterTest, TabularMetaColumnsCanShowFieldsOfMaps) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* split = g.call_function("aten::split.Tensor", {x, 1});
+  x->meta().set("tensor_meta", Meta{{"shape", MetaValue::List{2, 3}}, {"dtype", "torch.float32"}});
+  // A list of tensors: the field of each; None for a non-tensor element.
+  split->meta().set("tensor_meta", MetaValue::List{Meta{{"shape", MetaValue::List{1, 3}}},
+                                                   MetaValue()});
+  g.output(split);
+  EXPECT_EQ(format_tabular(g, {"tensor_meta.shape", "tensor_meta.dtype"}),
+            "opcode         name    target             args      kwargs    shape           dtype\n"
+            "-------------  ------  -----------------  --------  --------  --------------  -------------\n"
+            "placeholder    x       x                  ()        {}        [2, 3]          torch.float32\n"
+            "call_function  split   aten.split.Tensor  (x, 1)    {}        [[1, 3], None]  [None, None]\n"
+            "output         output  output             (split,)  {}");
+}
+
 TEST(PrinterTest, CodeFreesValuesAfterTheirLastUse) {
   // The torch.fx documentation's example (seed 003).
   Graph g;

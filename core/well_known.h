@@ -25,7 +25,17 @@
 //   kModuleMethodKey      "_method": the method a call_module node calls when it
 //                         is not `forward` (TorchScript compiles an overloaded
 //                         forward once per overload: nn.LSTM's `forward__0`);
-//                         the TorchScript export calls it by this name.
+//                         the TorchScript export calls it by this name;
+//   kTensorMetaKey        "tensor_meta": torch.fx's TensorMetadata of a node's
+//                         value, set by shape_prop: a map with "shape" (list of
+//                         ints), "dtype" ("torch.float32"), "requires_grad",
+//                         "stride", "memory_format" ("torch.channels_last" or
+//                         None), "is_quantized" and "device" ("cpu"); a list of
+//                         such maps (None for non-tensors) for tuples and lists.
+//                         Printers (fxrun's table, pictures) read "shape" and
+//                         "dtype";
+//   kShapePropKey         "shape_prop" (graph meta): how shape_prop ran
+//                         ("device": "cpu" or "meta", "fallback_nodes").
 //
 // Targets of call_function nodes that the tracer records and the runtime and
 // passes recognise: torch._assert (input checks; kept by dead-code
@@ -45,6 +55,8 @@ inline constexpr absl::string_view kExecOrderKey = "exec_order";
 inline constexpr absl::string_view kTorchScriptTypeKey = "_torchscript_type";
 inline constexpr absl::string_view kNumResultsKey = "_num_results";
 inline constexpr absl::string_view kTraceOptionsKey = "_trace_options";
+inline constexpr absl::string_view kTensorMetaKey = "tensor_meta";
+inline constexpr absl::string_view kShapePropKey = "shape_prop";
 
 inline constexpr absl::string_view kAssertTarget = "torch._assert";
 // torch.fx's check that a concrete_args argument given as None is None.

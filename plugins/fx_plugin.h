@@ -39,7 +39,8 @@
 // library: FxPluginInfo is a C struct, but the callback receives C++ objects,
 // so plugin and host must agree on the C++ ABI (on Linux, the same g++ or a
 // compatible clang with libstdc++). History: 1 (first release); 2 (typed
-// options: OptionValues replaces Options, add_pass<T>/add_tracer_extension<T>).
+// options: OptionValues replaces Options, add_pass<T>/add_tracer_extension<T>);
+// 3 (PassContext carries example inputs, for passes that run the graph).
 #ifndef FX_PLUGINS_FX_PLUGIN_H_
 #define FX_PLUGINS_FX_PLUGIN_H_
 
@@ -56,7 +57,7 @@
 #include "tracer/tracer.h"
 
 // The plugin API version this header describes (see the rule above).
-#define FX_PLUGIN_API_VERSION 2
+#define FX_PLUGIN_API_VERSION 3
 
 // The name of the entry point every plugin exports.
 #define FX_PLUGIN_ENTRY_POINT "fxGetPluginInfo"

@@ -22,11 +22,31 @@
 // forget to say so. Errors a user can cause (an op the pass cannot handle) come
 // back as a Status naming the node and the reason; recoverable oddities go to
 // ctx.warn().
+//
+// Passes that run the graph (shape_prop) read example inputs from the context,
+// which the host fills (fxrun: --input-shape or --input):
+//
+//   fx::PassContext ctx(fx::Registry::global());
+//   ctx.set_example_inputs({torch::rand({1, 3, 224, 224})});
+//   ...
+//   const std::vector<c10::IValue>* inputs = ctx.example_inputs();   // in a pass
+//   if (inputs == nullptr) return absl::FailedPreconditionError("... needs example inputs ...");
+//
+// Contracts:
+//   * example_inputs() is nullptr until set_example_inputs(); the inputs bind
+//     to the graph's placeholders in order. A pass must not change them (run
+//     on copies when the graph may write into its inputs).
+//   * example_inputs_read() says whether any pass asked for them, so that a
+//     host can warn about inputs nothing used.
 #ifndef FX_PLUGINS_PASS_H_
 #define FX_PLUGINS_PASS_H_
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <ATen/core/ivalue.h>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
@@ -48,9 +68,22 @@ class PassContext {
   void warn(std::string message) { warnings_.push_back(std::move(message)); }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
+  // Inputs to run the graph on (one per placeholder), or nullptr when the host
+  // gave none.
+  const std::vector<c10::IValue>* example_inputs() const {
+    example_inputs_read_ = true;
+    return example_inputs_ ? &*example_inputs_ : nullptr;
+  }
+  void set_example_inputs(std::vector<c10::IValue> inputs) {
+    example_inputs_ = std::move(inputs);
+  }
+  bool example_inputs_read() const { return example_inputs_read_; }
+
  private:
   const Registry& registry_;
   std::vector<std::string> warnings_;
+  std::optional<std::vector<c10::IValue>> example_inputs_;
+  mutable bool example_inputs_read_ = false;
 };
 
 // A pass; its options are Option members (the Pass is their OptionSet).

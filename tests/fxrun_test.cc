@@ -178,6 +178,63 @@ TEST(FxrunTest, RunFlagErrors) {
                                     "Expected 3D (unbatched) or 4D (batched) input to conv2d"));
 }
 
+TEST(FxrunTest, ShapePropShowsShapesInTheTableAndTheJson) {
+  Result table = fxrun("--passes=shape_prop --input-shape=1,3,224,224");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  const std::vector<std::string> lines = absl::StrSplit(table.out, '\n');
+  EXPECT_THAT(lines[0], ::testing::EndsWith("module_path            shape              dtype"));
+  EXPECT_THAT(table.out, HasSubstr("{}        conv1                  [1, 64, 112, 112]  torch.float32\n"));
+  EXPECT_THAT(table.out, HasSubstr("{}        layer4.1               [1, 512, 7, 7]     torch.float32\n"));
+  EXPECT_THAT(table.out, HasSubstr("{}                               [1, 1000]          torch.float32\n"));
+
+  // The JSON carries the whole tensor_meta; the meta device gives the same.
+  Result cpu = fxrun("--passes=shape_prop --input-shape=2,3,64,64 --emit=json");
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  const nlohmann::json real = nlohmann::json::parse(cpu.out);
+  EXPECT_EQ(real["nodes"][1]["meta"]["tensor_meta"],
+            nlohmann::json::parse(R"({"shape": [2, 64, 32, 32], "dtype": "torch.float32",
+              "requires_grad": true, "stride": [65536, 1024, 32, 1],
+              "memory_format": "torch.contiguous_format", "is_quantized": false,
+              "device": "cpu"})"));
+  EXPECT_EQ(real["meta"]["shape_prop"],
+            nlohmann::json::parse(R"({"device": "cpu", "fallback_nodes": []})"));
+  Result meta = fxrun("--passes='shape_prop{device=meta}' --input-shape=2,3,64,64 --emit=json");
+  ASSERT_EQ(meta.exit_code, 0) << meta.err;
+  EXPECT_TRUE(meta.err.empty()) << meta.err;  // nothing fell back
+  const nlohmann::json shapes = nlohmann::json::parse(meta.out);
+  EXPECT_EQ(shapes["meta"]["shape_prop"]["device"], "meta");
+  ASSERT_EQ(shapes["nodes"].size(), real["nodes"].size());
+  for (size_t i = 0; i < real["nodes"].size(); ++i) {
+    EXPECT_EQ(shapes["nodes"][i]["meta"]["tensor_meta"], real["nodes"][i]["meta"]["tensor_meta"])
+        << real["nodes"][i]["name"];
+  }
+}
+
+TEST(FxrunTest, ShapePropInputErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--passes=shape_prop",
+       "pass 'shape_prop' failed: shape_prop runs the graph and needs example inputs, one per "
+       "placeholder (x): give fxrun --input-shape=SHAPES"},
+      {"--passes=shape_prop '--input-shape=1,3,224,224;3'",
+       "shape_prop needs 1 example input(s), one per placeholder (x), but 2 were given"},
+      {"--input-shape=1,3,224,224",
+       "--input-shape is for running the graph: add --run (or --check), or a pass that runs it "
+       "(--passes=shape_prop)"},
+      {"--input=x.pt", "--input is for running the graph"},
+  };
+  for (const auto& [flags, message] : cases) {
+    Result r = fxrun(flags + " --print=none");
+    EXPECT_EQ(r.exit_code, 1) << flags;
+    EXPECT_THAT(r.err, HasSubstr(message)) << flags;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << flags << ": " << r.err;
+  }
+  // Inputs no pass used are not silently ignored.
+  Result unused = fxrun("--passes=dce --input-shape=1,3,224,224 --print=none");
+  EXPECT_EQ(unused.exit_code, 0) << unused.err;
+  EXPECT_EQ(unused.err, "fxrun: warning: --input-shape was not used: no pass in --passes runs the "
+                        "graph (shape_prop does), and --run was not given\n");
+}
+
 TEST(FxrunTest, InvertPipelineOnExpTan) {
   Result r = fxrun("--model=" + runfile("tests/fixtures/exp_tan.pt") + " --passes=invert --print=code");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -236,7 +293,7 @@ TEST(FxrunTest, EveryBadInputIsAOneLineErrorAndExitStatusOne) {
       {"--tracer='tagging{color=red}'", "fxrun: error: tracer extension 'tagging' has no option 'color'"},
       {"--plugin=/no/such.so", "fxrun: error: plugin file not found: /no/such.so"},
       {"--plugin=" + runfile("tests/plugins/libwrong_version.so"),
-       "was built for plugin API version 999 but this program implements version 2"},
+       "was built for plugin API version 999 but this program implements version 3"},
       {"--plugin=" + runfile("tests/plugins/libduplicate_pass.so"),
        "registers pass 'dce', which plugin 'dce'"},
       {"--model=/no/such/model.pt",

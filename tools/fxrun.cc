@@ -42,6 +42,7 @@
 #include "absl/strings/str_split.h"
 #include "core/message_text.h"
 #include "core/printer.h"
+#include "core/well_known.h"
 #include "passes/pass_manager.h"
 #include "plugins/pipeline_text.h"
 #include "plugins/plugin_loader.h"
@@ -102,9 +103,10 @@ ABSL_FLAG(bool, run, false, "run the final graph with its execution plan and pri
 ABSL_FLAG(std::string, device, "cpu", "device to run on: cpu, cuda, cuda:N (or meta: shapes only)");
 ABSL_FLAG(std::string, input_shape, "",
           "random inputs of these shapes, one per placeholder, ';' between: 1,3,224,224 or "
-          "long:4,8");
+          "long:4,8; for --run and for passes that run the graph (shape_prop)");
 ABSL_FLAG(std::string, input, "",
-          "inputs from a file saved with torch.save, or a TorchScript module of buffers");
+          "inputs from a file saved with torch.save, or a TorchScript module of buffers; for "
+          "--run and for passes that run the graph (shape_prop)");
 ABSL_FLAG(bool, check, false,
           "also run the original TorchScript module on the same inputs and fail beyond "
           "--atol/--rtol (implies --run)");
@@ -239,14 +241,24 @@ void configure_tracer(Tracer& tracer) {
 }
 
 // The keys a tracer or pass left in node meta, in first-seen order, for the
-// table's extra columns (bookkeeping keys, starting with '_', left out).
+// table's extra columns (bookkeeping keys, starting with '_', left out);
+// shape_prop's tensor_meta, last, as its shape and dtype.
 std::vector<std::string> meta_columns(const Graph& graph) {
   std::vector<std::string> keys;
+  bool tensor_meta = false;
   for (const Node* n : graph.nodes()) {
     for (const auto& [key, value] : n->meta()) {
-      if (!absl::StartsWith(key, "_") && std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      if (key == kTensorMetaKey) {
+        tensor_meta = true;
+      } else if (!absl::StartsWith(key, "_") &&
+                 std::find(keys.begin(), keys.end(), key) == keys.end()) {
         keys.push_back(key);
       }
+    }
+  }
+  if (tensor_meta) {
+    for (const char* field : {"shape", "dtype"}) {
+      keys.push_back(absl::StrCat(kTensorMetaKey, ".", field));
     }
   }
   return keys;
@@ -362,11 +374,21 @@ int run(int argc, char** argv) {
   if (given("input_shape") && given("input")) {
     fail("--input-shape and --input both give the inputs; give one of them");
   }
+  // Example inputs also serve passes that run the graph (shape_prop).
+  const bool example_inputs = given("input_shape") || given("input");
+  if (given("input_shape")) {
+    auto shapes = parse_input_shapes(absl::GetFlag(FLAGS_input_shape));
+    if (!shapes.ok()) fail(shapes.status().message());
+    input_shapes = *std::move(shapes);
+  }
   if (!run_graph_too) {
+    const bool passes_given = !absl::GetFlag(FLAGS_passes).empty();
     for (const char* flag : {"device", "input_shape", "input", "atol", "rtol", "threads"}) {
-      if (given(flag)) {
+      const bool input_flag = absl::StartsWith(flag, "input");
+      if (given(flag) && !(input_flag && passes_given)) {
         fail(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}),
-                          " is for running the graph: add --run (or --check)"));
+                          " is for running the graph: add --run (or --check)",
+                          input_flag ? ", or a pass that runs it (--passes=shape_prop)" : ""));
       }
     }
   } else {
@@ -379,11 +401,7 @@ int run(int argc, char** argv) {
     if (!(run_options.atol >= 0) || !(run_options.rtol >= 0)) {
       fail("--atol and --rtol take non-negative numbers");
     }
-    if (given("input_shape")) {
-      auto shapes = parse_input_shapes(absl::GetFlag(FLAGS_input_shape));
-      if (!shapes.ok()) fail(shapes.status().message());
-      input_shapes = *std::move(shapes);
-    } else if (!given("input")) {
+    if (!example_inputs) {
       if (given("model")) {
         fail("--run needs inputs: --input-shape=1,3,224,224 (one shape per placeholder, ';' "
              "between) or --input=FILE (saved with torch.save)");
@@ -503,9 +521,21 @@ int run(int argc, char** argv) {
   }
 
   PassContext context(Registry::global());
+  if (example_inputs) {  // on the CPU, where passes run graphs
+    absl::StatusOr<std::vector<c10::IValue>> inputs =
+        given("input") ? read_inputs(user_path(absl::GetFlag(FLAGS_input)), c10::Device(c10::kCPU))
+                       : random_inputs(input_shapes, c10::Device(c10::kCPU));
+    if (!inputs.ok()) fail(inputs.status().message());
+    context.set_example_inputs(*std::move(inputs));
+  }
   absl::Status ran = pm->run(*gm, context);
   for (const std::string& w : context.warnings()) warn(w);
   if (!ran.ok()) fail(ran.message());
+  if (example_inputs && !run_graph_too && !context.example_inputs_read()) {
+    warn(absl::StrCat(given("input") ? "--input" : "--input-shape",
+                      " was not used: no pass in --passes runs the graph (shape_prop does), and "
+                      "--run was not given"));
+  }
   if (pm_options.time_passes) std::cerr << pm->timing_report();
 
   if (saved) {

@@ -34,10 +34,6 @@ extern char** environ;
 namespace fx {
 namespace {
 
-// The key shape propagation leaves a node's tensor properties under, as
-// torch.fx's ShapeProp does.
-constexpr absl::string_view kTensorMetaKey = "tensor_meta";
-
 // The largest PNG drawn, in inches a side (9600 pixels at Graphviz's 96 dpi):
 // larger ones are scaled down to fit. In full, cairo's bitmap of inlined
 // ResNet-50 took dot 52 s and 2.4 GB; scaled, 4 s and 230 MB.

@@ -1,0 +1,54 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// meta_kernels.h: the meta-device kernels shape_prop{device=meta} needs and
+// libtorch 1.13's C++ library lacks.
+//
+// PyTorch computes the output metadata of several operators on the `meta`
+// device with functions registered from Python (torch/_meta_registrations.py),
+// which a C++ process never runs: there, every convolution and batch norm
+// fails on meta tensors, and a CNN would fall back to real tensors at every
+// layer. This registers C++ Meta kernels for the common ones, computing output
+// shapes, dtypes and layouts as the CPU kernels do:
+//
+//   fx::ensure_meta_kernels();          // once; later calls return at once
+//   at::Tensor x = at::empty({1, 3, 224, 224}, at::kMeta);
+//   at::conv2d(x, at::empty({64, 3, 7, 7}, at::kMeta), {}, 2, 3).sizes();  // [1, 64, 112, 112]
+//
+//   aten::convolution_overrideable   the hook torch's convolution calls for a
+//                                    backend other than CPU and CUDA, after
+//                                    checking the shapes (so errors read as
+//                                    the CPU's): 1-3d, transposed, grouped,
+//                                    dilated; channels_last out for a 2d,
+//                                    not transposed convolution whose input
+//                                    or weight is channels_last, contiguous
+//                                    otherwise, as the CPU kernels do;
+//   aten::native_batch_norm          the output laid out as the input; the
+//                                    saved statistics [C] in training, [0] not;
+//   aten::relu, hardswish, hardtanh  as clamp_min and clamp (which the CPU's
+//                                    relu and hardtanh are);
+//   aten::index_select               (embeddings) contiguous;
+//   aten::_adaptive_avg_pool2d       laid out as the input suggests.
+//
+// Other operators Python alone gives meta kernels (roll, flip, where,
+// grid_sampler_2d, ...) fall back to real tensors in shape_prop.
+//
+// Layouts follow libtorch 1.13's CPU kernels, checked against them by
+// shape_prop_test for each case above (and ResNet-18, contiguous and
+// channels_last); a libtorch whose CPU kernels choose other layouts needs
+// these rules revisited.
+//
+// Contracts:
+//   * Registers each kernel only when the operator has no Meta kernel yet (a
+//     newer libtorch's own is kept), once per process, thread-safely.
+//   * The registrations live as long as the process: the library holding
+//     this code must stay loaded (fxrun never unloads a plugin that loaded).
+#ifndef FX_PASSES_SHAPE_PROP_META_KERNELS_H_
+#define FX_PASSES_SHAPE_PROP_META_KERNELS_H_
+
+namespace fx {
+
+void ensure_meta_kernels();
+
+}  // namespace fx
+
+#endif  // FX_PASSES_SHAPE_PROP_META_KERNELS_H_
