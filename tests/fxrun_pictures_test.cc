@@ -82,6 +82,17 @@ TEST(FxrunPicturesTest, ScopeDrawsOneBlockWithItsNeighbours) {
   EXPECT_THAT(r.out, Not(HasSubstr("label=<layer1>")));
 }
 
+TEST(FxrunPicturesTest, ShapesFromShapePropAreInTheBoxes) {
+  Result r = fxrun("--passes=shape_prop --input-shape=1,3,224,224 --emit=dot --emit-scope=layer1.0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Every node of layer1.0 keeps maxpool's 64 channels at 56 by 56 (× as HTML).
+  EXPECT_EQ(count_lines_with(r.out, "<BR/>1&#215;64&#215;56&#215;56 float32>"), 7u) << r.out;
+  Result cheap = fxrun(
+      "--passes=shape_prop{device=meta} --input-shape=1,3,224,224 --emit=dot --emit-scope=layer1.0");
+  ASSERT_EQ(cheap.exit_code, 0) << cheap.err;
+  EXPECT_EQ(cheap.out, r.out);
+}
+
 TEST(FxrunPicturesTest, SvgIsADocumentWithTheNodes) {
   Result r = fxrun("--emit=svg");
   ASSERT_EQ(r.exit_code, 0) << r.err;
