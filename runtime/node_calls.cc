@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/mobile/type_parser.h>
 
 #include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -50,8 +51,15 @@ absl::StatusOr<PythonTarget> python_target(Op op, absl::string_view target) {
     // `ns::name` without an overload: any overload that fits.
     return PythonTarget{{std::string(target)}, ""};
   }
-  if (target.substr(0, 6) == "torch." || target.find('.') == absl::string_view::npos) {
-    return PythonTarget{{absl::StrCat("aten::", function_base_name(target))}, ""};
+  // torch's functions (`torch.add`, `torch.nn.functional.relu`, a builtin
+  // `len`) are the aten operators of their name; not `torch.nope.add`.
+  absl::string_view name = target;
+  if (absl::ConsumePrefix(&name, "torch.")) {
+    absl::ConsumePrefix(&name, "nn.functional.") || absl::ConsumePrefix(&name, "functional.") ||
+        absl::ConsumePrefix(&name, "Tensor.");
+  }
+  if (!name.empty() && name.find('.') == absl::string_view::npos) {
+    return PythonTarget{{absl::StrCat("aten::", name)}, ""};
   }
   return absl::UnimplementedError(absl::StrCat(
       "cannot run call_function target '", target,
@@ -317,12 +325,27 @@ absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node
         const std::string name = absl::StartsWith(node.target(), "__torch__.")
                                      ? node.target()
                                      : absl::StrCat("__torch__.", node.target());
-        t.function = cu->find_function(c10::QualifiedName(name));
+        try {
+          t.function = cu->find_function(c10::QualifiedName(name));
+        } catch (const std::exception&) {
+          // not a qualified name (`torch..mul`): no such function
+        }
       }
       break;
     case Op::kCallModule: {
       auto sub = gm.get_submodule(node.target());
       if (!sub.ok()) return node_error(node, sub.status().message());
+      if (const MetaValue* named = node.meta().find(kModuleMethodKey);
+          named != nullptr && named->is_string()) {
+        // The method the tracer saw called (an overload of forward).
+        auto method = sub->find_method(named->to_string());
+        if (!method) {
+          return node_error(node, absl::StrCat("the submodule has no method '",
+                                               named->to_string(), "' (meta _method)"));
+        }
+        t.method = *method;
+        break;
+      }
       if (auto method = sub->find_method("forward")) {
         t.method = *method;
         break;

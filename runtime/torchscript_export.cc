@@ -13,12 +13,16 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/message_text.h"
+#include "core/naming.h"
 #include "core/printer.h"
 #include "core/well_known.h"
 
@@ -212,9 +216,96 @@ std::string first_line(absl::string_view message) {
   return std::string(absl::StripTrailingAsciiWhitespace(message.substr(0, message.find('\n'))));
 }
 
+// Every name pasted into the source must be what it claims to be: a node
+// name, keyword or attribute atom that is an identifier (or an atom of digits,
+// as nn.Sequential's `0`), a target of dotted identifiers or `ns::op.overload`,
+// a type of names, brackets and commas. Anything else could change what the
+// source means, so it is refused.
+bool is_identifier_or_digits(absl::string_view s) {
+  return is_python_identifier(s) ||
+         (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
+}
+
+bool is_dotted_name(absl::string_view s, bool digits_allowed) {
+  if (s.empty()) return false;
+  for (absl::string_view atom : absl::StrSplit(s, '.')) {
+    if (!(digits_allowed ? is_identifier_or_digits(atom) : is_python_identifier(atom))) return false;
+  }
+  return true;
+}
+
+bool is_function_target(absl::string_view target) {
+  const size_t colons = target.find("::");
+  if (colons == absl::string_view::npos) return is_dotted_name(target, false);
+  return is_python_identifier(target.substr(0, colons)) &&
+         is_dotted_name(target.substr(colons + 2), false);
+}
+
+bool is_type_annotation(absl::string_view type) {
+  int depth = 0;
+  for (char c : type) {
+    if (c == '[') ++depth;
+    if (c == ']' && --depth < 0) return false;
+    if (!(absl::ascii_isalnum(c) || c == '_' || c == '.' || c == ',' || c == ' ' || c == '[' ||
+          c == ']')) {
+      return false;
+    }
+  }
+  return depth == 0;
+}
+
+absl::Status unsafe_name(const Node& n, absl::string_view what, absl::string_view name) {
+  return absl::InvalidArgumentError(absl::StrCat("cannot export node ", quote_for_message(n.name()),
+                                                 " to TorchScript: its ", what, " ",
+                                                 quote_for_message(name), " is not a valid name"));
+}
+
 // Checks what TorchScript cannot express before compiling, naming the node.
 absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
+  if (!is_python_identifier(gm.class_name())) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot export to TorchScript: the class name ",
+                                                   quote_for_message(gm.class_name()),
+                                                   " is not a Python identifier"));
+  }
+  for (const auto& [name, value] : gm.own_attributes()) {
+    if (!is_python_identifier(name)) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot export to TorchScript: attribute ",
+                                                     quote_for_message(name),
+                                                     " is not a Python identifier"));
+    }
+  }
   for (const Node* n : graph.nodes()) {
+    if (!is_python_identifier(n->name())) return unsafe_name(*n, "name", n->name());
+    for (const auto& [key, value] : n->kwargs()) {
+      if (!is_python_identifier(key)) return unsafe_name(*n, "keyword", key);
+    }
+    if (!is_type_annotation(n->type())) return unsafe_name(*n, "type", n->type());
+    switch (n->op()) {
+      case Op::kPlaceholder:
+        if (!is_python_identifier(absl::StripLeadingAsciiWhitespace(
+                absl::StripPrefix(absl::StripPrefix(n->target(), "*"), "*"))) ) {
+          return unsafe_name(*n, "target", n->target());
+        }
+        break;
+      case Op::kGetAttr:
+      case Op::kCallModule:
+        if (!is_dotted_name(n->target(), true)) return unsafe_name(*n, "target", n->target());
+        break;
+      case Op::kCallMethod:
+        if (!is_python_identifier(n->target())) return unsafe_name(*n, "target", n->target());
+        break;
+      case Op::kCallFunction:
+        if (!is_function_target(n->target())) return unsafe_name(*n, "target", n->target());
+        break;
+      default:
+        break;
+    }
+    if (n->op() == Op::kCallModule) {
+      if (const MetaValue* m = n->meta().find(kModuleMethodKey); m != nullptr &&
+          (!m->is_string() || !is_python_identifier(m->to_string()))) {
+        return unsafe_name(*n, "method (meta _method)", m->is_string() ? m->to_string() : "?");
+      }
+    }
     if (n->op() == Op::kPlaceholder && absl::StartsWith(n->target(), "*")) {
       return absl::InvalidArgumentError(absl::StrCat(
           "cannot export node '", n->name(), "' to TorchScript: forward takes ", n->target(),

@@ -194,6 +194,38 @@ TEST(TorchScriptExportTest, RefusesWhatTorchScriptCannotExpressNamingTheNode) {
   }
 }
 
+TEST(TorchScriptExportTest, NamesThatWouldChangeTheSourceAreRefused) {
+  {
+    // A type annotation that would end the signature and start another body.
+    auto g = std::make_unique<Graph>();
+    Node* x = g->placeholder("x");
+    x->meta().set("_torchscript_type", "Tensor) -> Tensor:\n    return x * 0\ndef f(self, x : Tensor");
+    g->output(g->call_function("aten::neg", {x}));
+    GraphModule gm(empty_module("Injected"), std::move(g));
+    auto exported = export_to_torchscript(gm);
+    ASSERT_FALSE(exported.ok());
+    EXPECT_THAT(exported.status().message(), HasSubstr("node 'x' to TorchScript: its type"));
+  }
+  {
+    auto g = std::make_unique<Graph>();
+    Node* x = g->placeholder("x");
+    g->output(g->call_function("aten::add.Tensor", {x, x}, {{"alpha = 1) * 0 + (x", 1}}));
+    GraphModule gm(empty_module("Keyword"), std::move(g));
+    auto exported = export_to_torchscript(gm);
+    ASSERT_FALSE(exported.ok());
+    EXPECT_THAT(exported.status().message(), HasSubstr("its keyword"));
+  }
+  {
+    auto g = std::make_unique<Graph>();
+    Node* x = g->placeholder("x");
+    g->output(g->call_function("torch.mul(x, 0.0) + torch.mul", {x, x}));
+    GraphModule gm(empty_module("Target"), std::move(g));
+    auto exported = export_to_torchscript(gm);
+    ASSERT_FALSE(exported.ok());
+    EXPECT_THAT(exported.status().message(), HasSubstr("its target"));
+  }
+}
+
 TEST(TorchScriptExportTest, SaveNamesAPathItCannotWrite) {
   auto g = std::make_unique<Graph>();
   g->output(g->call_function("aten::neg", {g->placeholder("x")}));

@@ -2,6 +2,9 @@
 //
 // fxrun --save (export to TorchScript) and --graph (read a graph file written
 // by --emit=json) end to end, and their errors.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/serialization/import.h>
 
@@ -96,6 +99,24 @@ TEST(FxrunExportTest, GraphAndSaveErrorsNameTheFileAndTheFix) {
   Result twice = fxrun("--output=" + out + " --save=" + out);
   EXPECT_EQ(twice.exit_code, 1);
   EXPECT_THAT(twice.err, HasSubstr("--output and --save name the same file"));
+
+  // A device is never replaced by the result.
+  Result device = fxrun("--print=none --save=/dev/null");
+  EXPECT_EQ(device.exit_code, 1);
+  EXPECT_THAT(device.err, HasSubstr("--save /dev/null is not a regular file"));
+  struct stat st;
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  // A symbolic link: the file it names is written, the link stays.
+  const std::string target = temp_path("target.pt");
+  const std::string link = temp_path("link.pt");
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  Result through = fxrun("--print=none --save=" + link);
+  EXPECT_EQ(through.exit_code, 0) << through.err;
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  ASSERT_EQ(::stat(target.c_str(), &st), 0);
+  EXPECT_GT(st.st_size, 1000000);
 
   Result no_dir = fxrun("--print=none --save=/nonexistent-dir/m.pt");
   EXPECT_EQ(no_dir.exit_code, 1);

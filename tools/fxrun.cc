@@ -432,7 +432,7 @@ int run(int argc, char** argv) {
   if (given("graph")) inputs.push_back(graph_path);
   // An output file checked before the run: not one of the inputs.
   auto prepare_output = [&](const char* flag, const std::string& path) {
-    auto prepared = OutputFile::prepare(user_path(path));
+    auto prepared = OutputFile::prepare(user_path(path), absl::StrCat("--", flag));
     if (!prepared.ok()) fail(prepared.status().message());
     for (const std::string& input : inputs) {
       if (same_file(prepared->path(), input)) {
@@ -497,16 +497,12 @@ int run(int argc, char** argv) {
   if (!model.ok()) fail(model.status().message());
   absl::StatusOr<GraphModule> gm = absl::UnknownError("no graph");
   if (given("graph")) {
-    std::ifstream in(graph_path, std::ios::binary);
-    if (!in) {
-      fail(absl::StrCat("cannot read --graph ", path_for_message(graph_path), ": ",
-                        std::strerror(errno)));
-    }
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto text = read_regular_file(graph_path, "--graph");
+    if (!text.ok()) fail(text.status().message());
     if (absl::GetFlag(FLAGS_training) != model->is_training()) {
       model->train(absl::GetFlag(FLAGS_training));
     }
-    gm = read_graph_file(text, *model, graph_path);
+    gm = read_graph_file(*text, *model, graph_path);
     if (!gm.ok()) fail(gm.status().message());
   } else {
     Tracer tracer;

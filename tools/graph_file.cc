@@ -10,9 +10,16 @@
 #include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
+#include <ATen/EmptyTensor.h>
+
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
+#include "core/naming.h"
 #include "tools/graph_json.h"
 
 namespace fx {
@@ -48,6 +55,72 @@ std::string graph_file_text(const GraphModule& gm) {
 
 namespace {
 
+// The Python name of a TorchScript function's qualified name, as the tracer
+// records leaf functions: `__torch__.torch.nn.functional.___torch_mangle_3.relu`
+// is torch.nn.functional.relu.
+std::string python_name_of(const std::string& qualified_name) {
+  std::vector<std::string> atoms;
+  for (absl::string_view atom : absl::StrSplit(qualified_name, '.')) {
+    if (absl::StartsWith(atom, "___torch_mangle_")) continue;
+    atoms.emplace_back(atom);
+  }
+  if (!atoms.empty() && atoms.front() == "__torch__") atoms.erase(atoms.begin());
+  return absl::StrJoin(atoms, ".");
+}
+
+// Whether TorchScript function `python_name` is what a leaf call of `target`
+// runs: the same function, or in the same module one that TorchScript picks
+// for it (boolean dispatch: max_pool2d runs _max_pool2d or
+// max_pool2d_with_indices).
+bool names_the_function(const std::string& python_name, absl::string_view target) {
+  if (python_name == target) return true;
+  const size_t a = python_name.rfind('.');
+  const size_t b = target.rfind('.');
+  if (a == std::string::npos || b == absl::string_view::npos ||
+      absl::string_view(python_name).substr(0, a) != target.substr(0, b)) {
+    return false;
+  }
+  const absl::string_view name = absl::StripLeadingAsciiWhitespace(
+      absl::string_view(python_name).substr(a + 1));
+  absl::string_view bare = name;
+  while (absl::ConsumePrefix(&bare, "_")) {
+  }
+  return absl::StartsWith(bare, target.substr(b + 1));
+}
+
+// A tensor whose sizes, strides and offset reach past its storage (a crafted
+// pickle) would read other memory: refused, as every tensor inside `value`.
+absl::Status check_tensors_in_bounds(const c10::IValue& value) {
+  if (value.isTensor()) {
+    const at::Tensor& t = value.toTensor();
+    if (!t.defined() || t.is_sparse() || !t.has_storage()) return absl::OkStatus();
+    size_t needed = 0;
+    try {
+      needed = at::detail::computeStorageNbytes(t.sizes(), t.strides(), t.itemsize(),
+                                                static_cast<size_t>(t.storage_offset()));
+    } catch (const std::exception&) {
+      return absl::InvalidArgumentError("a tensor's sizes overflow");
+    }
+    if (t.storage_offset() < 0 || needed > t.storage().nbytes()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a tensor reaches past its storage (", needed, " bytes of ", t.storage().nbytes(), ")"));
+    }
+    return absl::OkStatus();
+  }
+  std::vector<c10::IValue> children;
+  if (value.isTuple()) {
+    for (const c10::IValue& v : value.toTupleRef().elements()) children.push_back(v);
+  } else if (value.isList()) {
+    for (const c10::IValue& v : value.toListRef()) children.push_back(v);
+  } else if (value.isGenericDict()) {
+    for (const auto& entry : value.toGenericDict()) children.push_back(entry.value());
+  }
+  for (const c10::IValue& child : children) {
+    if (absl::Status s = check_tensors_in_bounds(child); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status bad(absl::string_view file, const std::string& where, absl::string_view what) {
   return absl::InvalidArgumentError(
       absl::StrCat(path_for_message(std::string(file)), ": ", where, ": ", what));
@@ -57,24 +130,23 @@ absl::Status bad(absl::string_view file, const std::string& where, absl::string_
 
 absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::Module model,
                                             absl::string_view file_name) {
-  Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) {
-    // Parse again for the place of the error (nlohmann says line and column).
-    try {
-      (void)Json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& e) {
-      return bad(file_name, "not JSON", e.what());
-    }
-    return bad(file_name, "the document", "not JSON");
+  Json json;
+  try {
+    json = Json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::exception& e) {
+    // Syntax errors say line and column; numbers beyond a double (1e400) too.
+    return bad(file_name, "not JSON", escape_for_message(e.what()));
   }
+  if (absl::Status s = check_json_nesting(json); !s.ok()) return bad(file_name, "the document", s.message());
   if (!json.is_object() || !json.contains("format") || json["format"] != kFormat) {
     return bad(file_name, "the document",
                "not a graph file (no \"format\": \"fx-graph\"; fxrun --emit=json writes them)");
   }
   if (!json.contains("version") || !json["version"].is_number_integer() ||
       json["version"].get<int64_t>() != kGraphFileVersion) {
+    std::string version = json.contains("version") ? json["version"].dump() : "(none)";
     return bad(file_name, "version",
-               absl::StrCat("version ", json.contains("version") ? json["version"].dump() : "(none)",
+               absl::StrCat("version ", quote_for_message(version),
                             " is not the version this fxrun reads (", kGraphFileVersion,
                             "); write the file again with this fxrun"));
   }
@@ -84,6 +156,10 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
   if (json.contains("class_name")) {
     if (!json["class_name"].is_string()) return bad(file_name, "class_name", "expected a string");
     class_name = json["class_name"].get<std::string>();
+    if (!is_python_identifier(class_name)) {
+      return bad(file_name, "class_name",
+                 absl::StrCat(quote_for_message(class_name), " is not a Python identifier"));
+    }
   }
   GraphModule gm(model, *std::move(graph), class_name);
 
@@ -92,6 +168,7 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
     if (!attributes.is_object()) return bad(file_name, "attributes", "expected an object");
     for (const auto& [name, entry] : attributes.items()) {
       const std::string where = absl::StrCat("attributes[", quote_for_message(name), "]");
+      if (!is_python_identifier(name)) return bad(file_name, where, "the name is not a Python identifier");
       std::string bytes;
       if (!entry.is_object() || !entry.contains("pickle") || !entry["pickle"].is_string() ||
           !absl::Base64Unescape(entry["pickle"].get<std::string>(), &bytes)) {
@@ -102,6 +179,9 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
         value = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
       } catch (const std::exception&) {
         return bad(file_name, where, "the pickle does not load");
+      }
+      if (absl::Status s = check_tensors_in_bounds(value); !s.ok()) {
+        return bad(file_name, where, s.message());
       }
       if (absl::Status s = gm.add_attribute(name, value); !s.ok()) {
         return bad(file_name, where, s.message());
@@ -128,6 +208,11 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
                      absl::StrCat("the model has no TorchScript function ",
                                   name.get<std::string>(),
                                   " (the graph was written for another model?)"));
+        }
+        if (!names_the_function(python_name_of(fn->qualname().qualifiedName()), target)) {
+          return bad(file_name, where,
+                     absl::StrCat("the model's function ", name.get<std::string>(),
+                                  " is not the function ", target));
         }
         gm.add_function(target, torch::jit::StrongFunctionPtr(unit, fn));
       }

@@ -102,7 +102,7 @@ TEST(GraphFileTest, BadFilesAreRefusedNamingThePlaceInTheFile) {
   EXPECT_THAT(error_of("{\"format\": \"fx-graph\",\n \"nodes\": [}"), HasSubstr("line 2"));
   EXPECT_THAT(error_of(R"({"nodes": []})"), HasSubstr("not a graph file"));
   EXPECT_THAT(error_of(small_file("\"version\": 1", "\"version\": 7")),
-              HasSubstr("version 7 is not the version this fxrun reads (1)"));
+              HasSubstr("version '7' is not the version this fxrun reads (1)"));
   EXPECT_THAT(error_of(small_file("{\"node\": \"w\"}", "{\"node\": \"nope\"}")),
               HasSubstr("nodes[2] ('mm').args[1].node: node 'nope' is not defined before it"));
   EXPECT_THAT(error_of(small_file("{\"node\": \"x\"}, {\"node\": \"w\"}",
@@ -121,6 +121,15 @@ TEST(GraphFileTest, BadFilesAreRefusedNamingThePlaceInTheFile) {
               HasSubstr("nodes[2] ('mm').args[1]: unknown argument kind 'tensor'"));
   EXPECT_THAT(error_of(small_file("\"name\": \"mm\"", "\"name\": \"2mm\"")),
               HasSubstr("'2mm' is not a valid node name"));
+  EXPECT_THAT(error_of(small_file("\"meta\": {}}", "\"meta\": {\"big\": 1e400}}")),
+              HasSubstr("g.json: not JSON"));
+  EXPECT_THAT(error_of(small_file("\"meta\": {}}", "\"meta\": {\"big\": 18446744073709551615}}")),
+              HasSubstr("meta.big: 18446744073709551615 is beyond a 64-bit signed integer"));
+  EXPECT_THAT(error_of(small_file("\"version\": 1,", "\"version\": 1, \"class_name\": \"a b\",")),
+              HasSubstr("class_name: 'a b' is not a Python identifier"));
+  EXPECT_THAT(error_of(small_file("\"meta\": {}}",
+                                  "\"meta\": {}, \"attributes\": {\"a\\\"b\": {\"pickle\": \"\"}}}")),
+              HasSubstr("the name is not a Python identifier"));
   const std::string deep = absl::StrCat("\"meta\": {\"deep\": ", std::string(100000, '['),
                                        std::string(100000, ']'), "}}");
   EXPECT_THAT(error_of(small_file("\"meta\": {}}", deep)), HasSubstr("nested deeper than 200"));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -50,7 +51,9 @@ using NodesByName = absl::flat_hash_map<std::string, Node*>;
 // any graph needs is refused before (instead of exhausting the stack).
 constexpr int kMaxNesting = 200;
 
-absl::Status check_nesting(const Json& document) {
+}  // namespace
+
+absl::Status check_json_nesting(const Json& document) {
   std::vector<std::pair<const Json*, int>> stack = {{&document, 0}};
   while (!stack.empty()) {
     auto [json, depth] = stack.back();
@@ -66,10 +69,15 @@ absl::Status check_nesting(const Json& document) {
   return absl::OkStatus();
 }
 
+namespace {
+
 absl::StatusOr<Argument> argument_from_json(const Json& json, const NodesByName& nodes,
                                             const std::string& where) {
   if (json.is_null()) return Argument();
   if (json.is_boolean()) return Argument(json.get<bool>());
+  if (json.is_number_unsigned() && json.get<uint64_t>() > uint64_t{INT64_MAX}) {
+    return bad(where, absl::StrCat(json.dump(), " is beyond a 64-bit signed integer"));
+  }
   if (json.is_number_integer()) return Argument(json.get<int64_t>());
   if (json.is_number_float()) return Argument(json.get<double>());
   if (json.is_string()) return Argument(json.get<std::string>());
@@ -95,7 +103,11 @@ absl::StatusOr<Argument> argument_from_json(const Json& json, const NodesByName&
                       "memory_format)");
   }
   if (auto f = non_finite_float(json)) return Argument(*f);
-  const auto& [key, value] = *json.items().begin();
+  // (Not a structured binding of `*json.items().begin()`: that binds to a
+  // proxy that dies at the end of the statement.)
+  const auto first = json.begin();
+  const std::string key = first.key();
+  const Json& value = first.value();
   const std::string at = absl::StrCat(where, ".", key);
   auto string_value = [&]() -> absl::StatusOr<std::string> {
     if (!value.is_string()) return bad(at, absl::StrCat("expected a string, found ", json_kind(value)));
@@ -244,6 +256,9 @@ Json graph_to_json(const Graph& graph) {
 absl::StatusOr<MetaValue> meta_value_from_json(const Json& json, const std::string& where) {
   if (json.is_null()) return MetaValue();
   if (json.is_boolean()) return MetaValue(json.get<bool>());
+  if (json.is_number_unsigned() && json.get<uint64_t>() > uint64_t{INT64_MAX}) {
+    return bad(where, absl::StrCat(json.dump(), " is beyond a 64-bit signed integer"));
+  }
   if (json.is_number_integer()) return MetaValue(json.get<int64_t>());
   if (json.is_number_float()) return MetaValue(json.get<double>());
   if (json.is_string()) return MetaValue(json.get<std::string>());
@@ -275,7 +290,7 @@ absl::StatusOr<Meta> meta_from_json(const Json& json, const std::string& where) 
 
 absl::StatusOr<std::unique_ptr<Graph>> graph_from_json(const Json& json) {
   if (!json.is_object()) return bad("the document", "expected an object with \"nodes\"");
-  if (absl::Status s = check_nesting(json); !s.ok()) return s;
+  if (absl::Status s = check_json_nesting(json); !s.ok()) return s;
   if (!json.contains("nodes") || !json["nodes"].is_array()) {
     return bad("the document", "expected an array \"nodes\"");
   }

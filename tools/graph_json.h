@@ -49,6 +49,10 @@ absl::StatusOr<MetaValue> meta_value_from_json(const nlohmann::ordered_json& jso
 absl::StatusOr<Meta> meta_from_json(const nlohmann::ordered_json& json, const std::string& where);
 absl::StatusOr<std::unique_ptr<Graph>> graph_from_json(const nlohmann::ordered_json& json);
 
+// Refuses a document nested deeper than any graph needs (200 levels), which
+// reading (and comparing) recursively would exhaust the stack on. Iterative.
+absl::Status check_json_nesting(const nlohmann::ordered_json& document);
+
 }  // namespace fx
 
 #endif  // FX_TOOLS_GRAPH_JSON_H_

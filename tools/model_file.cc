@@ -85,6 +85,40 @@ std::string first_line_of(const std::string& message) {
   return "no reason given";
 }
 
+absl::StatusOr<std::string> read_regular_file(const std::string& path, absl::string_view flag) {
+  const std::string shown = path_for_message(path);
+  if (path.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " is empty (an unset variable?); give a file"));
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    return absl::NotFoundError(absl::StrCat("cannot read ", flag, " ", shown, ": ", std::strerror(err)));
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const bool dir = S_ISDIR(st.st_mode);
+    ::close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("cannot read ", flag, " ", shown, ": ",
+                                                   dir ? "it is a directory" : "it is not a regular file"));
+  }
+  std::string data;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return absl::UnavailableError(absl::StrCat("cannot read ", flag, " ", shown, ": ", std::strerror(err)));
+    }
+    data.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return data;
+}
+
 absl::StatusOr<torch::jit::Module> load_model(const std::string& path) {
   if (path.empty()) {
     return absl::InvalidArgumentError("--model is empty; give a .pt file (or - for standard input)");

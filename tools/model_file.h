@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace fx {
 
@@ -29,6 +30,10 @@ namespace fx {
 std::string first_line_of(const std::string& message);
 
 absl::StatusOr<torch::jit::Module> load_model(const std::string& path);
+
+// The contents of the regular file `path`; `flag` names it in messages
+// ("--graph"). A directory, FIFO or device is refused without blocking.
+absl::StatusOr<std::string> read_regular_file(const std::string& path, absl::string_view flag);
 
 // Loads a shared library that registers custom operators (TORCH_LIBRARY), so
 // that models calling them load.

@@ -31,27 +31,44 @@ absl::Status os_error(absl::string_view what, const std::string& path, int err,
 
 }  // namespace
 
-absl::StatusOr<OutputFile> OutputFile::prepare(std::string path) {
-  if (path.empty()) return absl::InvalidArgumentError("--output is empty; give a file name");
+absl::StatusOr<OutputFile> OutputFile::prepare(std::string path, std::string flag) {
+  if (path.empty()) return absl::InvalidArgumentError(absl::StrCat(flag, " is empty; give a file name"));
+  // Follow symbolic links to the file they name (a bounded number of hops, as
+  // the kernel does), so that the rename replaces it and not the link.
   struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--output ", path_for_message(path), " is a directory; give a file name"));
+  for (int hops = 0; ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode); ++hops) {
+    char target[4096];
+    const ssize_t n = ::readlink(path.c_str(), target, sizeof(target) - 1);
+    if (n < 0 || hops == 40) return os_error(absl::StrCat("cannot write ", flag), path, n < 0 ? errno : ELOOP);
+    target[n] = '\0';
+    path = target[0] == '/' ? std::string(target) : absl::StrCat(directory_of(path), "/", target);
+  }
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, " ", path_for_message(path), " is a directory; give a file name"));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          flag, " ", path_for_message(path),
+          " is not a regular file (a device, FIFO or socket), which writing the result would "
+          "replace; give a file name"));
+    }
   }
   const std::string dir = directory_of(path);
   if (::stat(dir.c_str(), &st) != 0) {
-    return os_error("cannot write --output", path, errno, "its directory does not exist");
+    return os_error(absl::StrCat("cannot write ", flag), path, errno, "its directory does not exist");
   }
   if (::access(dir.c_str(), W_OK) != 0) {
-    return os_error("cannot write --output", path, errno, "the directory is not writable");
+    return os_error(absl::StrCat("cannot write ", flag), path, errno, "the directory is not writable");
   }
-  return OutputFile(std::move(path));
+  return OutputFile(std::move(path), std::move(flag));
 }
 
 absl::Status OutputFile::commit() {
   std::string temporary = absl::StrCat(path_, ".fxrun-XXXXXX");
   const int fd = ::mkstemp(temporary.data());
-  if (fd < 0) return os_error("cannot write --output", path_, errno);
+  if (fd < 0) return os_error(absl::StrCat("cannot write ", flag_), path_, errno);
   const std::string data = buffer_.str();
   size_t written = 0;
   while (written < data.size()) {
@@ -61,7 +78,7 @@ absl::Status OutputFile::commit() {
       const int err = errno;
       ::close(fd);
       ::unlink(temporary.c_str());
-      return os_error("cannot write --output", path_, err);
+      return os_error(absl::StrCat("cannot write ", flag_), path_, err);
     }
     written += static_cast<size_t>(n);
   }
@@ -72,12 +89,12 @@ absl::Status OutputFile::commit() {
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const int err = errno;
     ::unlink(temporary.c_str());
-    return os_error("cannot write --output", path_, err);
+    return os_error(absl::StrCat("cannot write ", flag_), path_, err);
   }
   if (::rename(temporary.c_str(), path_.c_str()) != 0) {
     const int err = errno;
     ::unlink(temporary.c_str());
-    return os_error("cannot write --output", path_, err);
+    return os_error(absl::StrCat("cannot write ", flag_), path_, err);
   }
   return absl::OkStatus();
 }

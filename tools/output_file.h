@@ -26,7 +26,11 @@ namespace fx {
 
 class OutputFile {
  public:
-  static absl::StatusOr<OutputFile> prepare(std::string path);
+  // `flag` names the output in messages ("--output", "--save"). A symbolic
+  // link is followed: the file it names is replaced, not the link. A path
+  // that names something other than a regular file (a directory, a device
+  // such as /dev/null, a FIFO) is refused: renaming over it would replace it.
+  static absl::StatusOr<OutputFile> prepare(std::string path, std::string flag = "--output");
 
   OutputFile(OutputFile&&) = default;
   OutputFile& operator=(OutputFile&&) = default;
@@ -38,8 +42,10 @@ class OutputFile {
   absl::Status commit();
 
  private:
-  explicit OutputFile(std::string path) : path_(std::move(path)) {}
+  OutputFile(std::string path, std::string flag)
+      : path_(std::move(path)), flag_(std::move(flag)) {}
   std::string path_;
+  std::string flag_;
   std::ostringstream buffer_;
 };
 
