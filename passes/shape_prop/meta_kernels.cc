@@ -86,11 +86,13 @@ bool lacks_meta_kernel(const char* name) {
 
 void ensure_meta_kernels() {
   static std::once_flag once;
+  // Never destroyed (registrations end with the Library that made them), and
+  // held by a static so that it stays reachable (no leak to LeakSanitizer).
+  static torch::Library* library = nullptr;
   std::call_once(once, [] {
-    // Never destroyed: registrations end with the Library that made them.
-    auto* library = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::Meta,
-                                       __FILE__, __LINE__);
-    auto add = [library](const char* name, auto kernel) {
+    library = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::Meta,
+                                 __FILE__, __LINE__);
+    auto add = [](const char* name, auto kernel) {
       if (lacks_meta_kernel(absl::StrCat("aten::", name).c_str())) library->impl(name, kernel);
     };
     add("convolution_overrideable", TORCH_FN(meta_convolution));
