@@ -14,13 +14,13 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
 #include "core/naming.h"
 #include "tools/graph_json.h"
+#include "tracer/module_ref.h"
 
 namespace fx {
 
@@ -54,19 +54,6 @@ std::string graph_file_text(const GraphModule& gm) {
 }
 
 namespace {
-
-// The Python name of a TorchScript function's qualified name, as the tracer
-// records leaf functions: `__torch__.torch.nn.functional.___torch_mangle_3.relu`
-// is torch.nn.functional.relu.
-std::string python_name_of(const std::string& qualified_name) {
-  std::vector<std::string> atoms;
-  for (absl::string_view atom : absl::StrSplit(qualified_name, '.')) {
-    if (absl::StartsWith(atom, "___torch_mangle_")) continue;
-    atoms.emplace_back(atom);
-  }
-  if (!atoms.empty() && atoms.front() == "__torch__") atoms.erase(atoms.begin());
-  return absl::StrJoin(atoms, ".");
-}
 
 // Whether TorchScript function `python_name` is what a leaf call of `target`
 // runs: the same function, or in the same module one that TorchScript picks
@@ -209,7 +196,7 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
                                   name.get<std::string>(),
                                   " (the graph was written for another model?)"));
         }
-        if (!names_the_function(python_name_of(fn->qualname().qualifiedName()), target)) {
+        if (!names_the_function(python_qualified_name(fn->qualname().qualifiedName()), target)) {
           return bad(file_name, where,
                      absl::StrCat("the model's function ", name.get<std::string>(),
                                   " is not the function ", target));
