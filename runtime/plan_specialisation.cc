@@ -302,6 +302,16 @@ absl::Status ExecutionPlan::run_node_by_node(const std::vector<c10::IValue>& inp
 
 namespace {
 
+// Whether a literal holds a list or dict (which a callee can change in place).
+bool holds_container(const Argument& arg) {
+  if (arg.is_list() || arg.is_dict()) return true;
+  if (!arg.is_tuple()) return false;
+  for (const Argument& item : arg.elements()) {
+    if (holds_container(item)) return true;
+  }
+  return false;
+}
+
 // Builds sources for one step, given where each node's value lives.
 class SourceBuilder {
  public:
@@ -310,9 +320,12 @@ class SourceBuilder {
       : slot_of_(slot_of), values_(values), attrs_(attrs) {}
 
   // `arg` as a value of `type` (nullptr: as it is) for a parameter of
-  // `list_size` elements.
+  // `list_size` elements. A literal the callee `may_write` is made afresh
+  // each run when it holds a list or dict: a constant would carry one run's
+  // changes into the next.
   absl::StatusOr<ArgSource> source(const Argument& arg, const c10::TypePtr& type,
-                                   c10::optional<int32_t> list_size, bool wrap_number) {
+                                   c10::optional<int32_t> list_size, bool wrap_number,
+                                   bool may_write) {
     ArgSource s;
     if (arg.is_node()) {
       const uint32_t slot = slot_of_.at(arg.to_node());
@@ -328,7 +341,7 @@ class SourceBuilder {
         }
         return s;
       }
-    } else if (!arg.contains_node()) {
+    } else if (!arg.contains_node() && !(may_write && holds_container(arg))) {
       auto v = argument_to_ivalue(arg, nullptr);
       if (!v.ok()) return v.status();
       c10::IValue value = *std::move(v);
@@ -395,6 +408,7 @@ absl::Status build_operator_step(const Node& node, const ResolvedCall& call, Sou
   for (size_t i = 0; i < params.size(); ++i) {
     const c10::Argument& p = params[i];
     const ParamBinding& b = (*bindings)[i];
+    const bool writes = p.alias_info() != nullptr && p.alias_info()->isWrite();
     absl::StatusOr<ArgSource> s;
     switch (b.kind) {
       case ParamBinding::kDefault:
@@ -403,10 +417,10 @@ absl::Status build_operator_step(const Node& node, const ResolvedCall& call, Sou
         break;
       case ParamBinding::kPositional:
         s = sources.source(*positional[b.index], p.type(), p.N(),
-                           call.wrap_first && b.index == 0);
+                           call.wrap_first && b.index == 0, writes);
         break;
       case ParamBinding::kKeyword:
-        s = sources.source(*kwarg_values[b.index], p.type(), p.N(), false);
+        s = sources.source(*kwarg_values[b.index], p.type(), p.N(), false, writes);
         break;
       case ParamBinding::kPacked:
         s = sources.packed(positional, b.index, b.end, p.type(), p.N());
@@ -470,13 +484,15 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
         const Argument none;
         const size_t n = node.op() == Op::kOutput ? 1 : node.args().size();
         for (size_t k = 0; k < n; ++k) {
+          // A function, a submodule or the caller (of an output) may
+          // change what it is given.
           auto s = sources.source(k < node.args().size() ? node.args()[k] : none, nullptr,
-                                  c10::nullopt, false);
+                                  c10::nullopt, false, /*may_write=*/true);
           if (!s.ok()) return node_error(node, s.status().message());
           step.args.push_back(*std::move(s));
         }
         for (const auto& [key, a] : node.kwargs()) {
-          auto s = sources.source(a, nullptr, c10::nullopt, false);
+          auto s = sources.source(a, nullptr, c10::nullopt, false, /*may_write=*/true);
           if (!s.ok()) return node_error(node, s.status().message());
           step.kwargs.emplace_back(key, *std::move(s));
         }
