@@ -4,6 +4,8 @@
 #include <mutex>
 #include <string>
 
+#include <ATen/core/dispatch/Dispatcher.h>
+
 #include "absl/container/flat_hash_map.h"
 
 namespace fx {
@@ -40,6 +42,16 @@ bool is_out_of(const c10::FunctionSchema& out, const c10::FunctionSchema& functi
          extra.alias_info()->isWrite() && is_plain_tensor(out.returns()[0].type());
 }
 
+// A composite operator (one with no kernel of its own, defined by the ops it
+// calls) allocates through those ops whatever its caller passes; its `.out`
+// overload at best copies the result into `out` (aten::tensordot.out
+// computes, then copies), which costs more than it saves.
+bool is_composite(const c10::FunctionSchema& schema) {
+  auto handle = c10::Dispatcher::singleton().findOp(
+      c10::OperatorName(schema.name(), schema.overload_name()));
+  return handle && handle->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd);
+}
+
 }  // namespace
 
 std::optional<BoundOperator> find_out_variant(const c10::FunctionSchema& functional) {
@@ -49,7 +61,7 @@ std::optional<BoundOperator> find_out_variant(const c10::FunctionSchema& functio
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache->find(key); it != cache->end()) return it->second;
   std::optional<BoundOperator> found;
-  if (is_functional_schema(functional)) {
+  if (is_functional_schema(functional) && !is_composite(functional)) {
     for (const BoundOperator& candidate : find_overloads(functional.name())) {
       if (is_out_of(*candidate.schema, functional)) {
         found = candidate;

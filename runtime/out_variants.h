@@ -13,7 +13,10 @@
 //
 // Contracts:
 //   * Only a functional operator has one: not mutable, one Tensor return with
-//     no alias annotation, no argument with an alias annotation.
+//     no alias annotation, no argument with an alias annotation; and one with
+//     a kernel of its own. A composite operator (CompositeImplicitAutograd:
+//     aten::tensordot, aten::matmul) allocates through the operators it calls
+//     whatever its caller passes, so its `.out` overload would only add a copy.
 //   * The out overload has the same arguments (names and types, in order) plus
 //     exactly one more, a keyword-only `Tensor(a!)`, and returns one Tensor.
 //   * Thread-safe; results are cached per operator.
