@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/devices.h"
+#include "runtime/function_lowering.h"
 #include "runtime/plan_steps.h"
 
 namespace fx {
@@ -64,7 +65,9 @@ absl::StatusOr<std::shared_ptr<const ExecutionPlan>> ExecutionPlan::compile(
   for (const auto& [target, functions] : gm.functions()) {
     for (const torch::jit::StrongFunctionPtr& f : functions) module.add_function(target, f);
   }
+  const size_t lowered = options.lower_functions ? lower_leaf_functions(module) : 0;
   std::shared_ptr<ExecutionPlan> plan(new ExecutionPlan(options, std::move(module)));
+  plan->lowered_functions_ = lowered;
   if (absl::Status s = plan->build(); !s.ok()) return s;
   return std::shared_ptr<const ExecutionPlan>(std::move(plan));
 }

@@ -15,8 +15,10 @@
 // Both give the same results (node_calls.h holds what a node means).
 //
 // How it runs (Static Runtime's StaticModule/StaticRuntime split):
-//   * `compile` copies the graph, looks every target up once (exact operators,
-//     leaf functions, submodule forwards) and reads every get_attr once; for a
+//   * `compile` copies the graph, lowers leaf-function calls whose literal
+//     arguments decide their bodies to operator calls (function_lowering.h),
+//     looks every target up once (exact operators, leaf functions, submodule
+//     forwards) and reads every get_attr once; for a
 //     device other than the CPU it places a copy of the parameters, buffers and
 //     submodules on that device. The plan is immutable after that.
 //   * The first run with a new input signature (types, dtypes, devices and
@@ -75,6 +77,10 @@ struct PlanOptions {
   // Write intermediate values into a planned arena through `.out` overloads
   // (only under inference mode).
   bool plan_memory = true;
+  // Replace leaf-function calls whose literal arguments decide every branch
+  // of the function's body by the operator calls it makes
+  // (function_lowering.h), so they run, and are planned, as operators.
+  bool lower_functions = true;
 };
 
 // What compiling one input signature produced.
@@ -130,6 +136,8 @@ class ExecutionPlan {
   const std::vector<std::string>& input_names() const { return input_names_; }
   // One entry per input signature compiled so far, oldest first.
   std::vector<PlanStats> stats() const;
+  // How many leaf-function calls compile() lowered to operator calls.
+  size_t lowered_functions() const { return lowered_functions_; }
 
  private:
   ExecutionPlan(const PlanOptions& options, GraphModule module);
@@ -160,6 +168,7 @@ class ExecutionPlan {
   std::vector<NodeInfo> nodes_;  // in graph order; a node's index is its slot
   absl::flat_hash_map<const Node*, uint32_t> slot_of_;
   std::vector<std::string> input_names_;
+  size_t lowered_functions_ = 0;
 
   mutable std::mutex mutex_;  // guards the two members below
   mutable std::vector<std::pair<std::vector<int64_t>, std::shared_ptr<const Specialisation>>>

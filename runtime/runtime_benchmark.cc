@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 //
 // The runtime against its anchor, in one process: TorchScript's own forward,
-// the Interpreter and the execution plan (with and without InferenceMode) on
+// the Interpreter and the execution plan (as it is by default; without
+// InferenceMode; without its arena; without lowering leaf functions) on
 //   * chain:          1,000 `x = x + y` on 1-element tensors (per-node overhead);
 //   * tensor_product: seed 003's e3nn-like TensorProduct at batch 32
 //                     (../shared/workloads/tensor_product.py, scripted at build time);
@@ -41,8 +42,10 @@ struct Workload {
   torch::jit::Module module;
   std::vector<c10::IValue> inputs;
   std::unique_ptr<GraphModule> gm;
-  std::shared_ptr<const ExecutionPlan> plan;
-  std::shared_ptr<const ExecutionPlan> plan_with_autograd;
+  // By variant: "plan" (the defaults), "plan_autograd" (no InferenceMode),
+  // "plan_no_arena" (no memory planning), "plan_no_lowering" (leaf functions
+  // run through their TorchScript bodies).
+  std::map<std::string, std::shared_ptr<const ExecutionPlan>> plans;
 };
 
 torch::jit::Module chain_module() {
@@ -79,10 +82,18 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   PassContext context(registry);
   if (!pm.ok() || !pm->run(*gm, context).ok()) throw std::runtime_error("inline,dce failed");
   w->gm = std::make_unique<GraphModule>(*std::move(gm));
-  w->plan = *ExecutionPlan::compile(*w->gm);
-  PlanOptions autograd;
+  PlanOptions autograd, no_arena, no_lowering;
   autograd.inference_mode = false;
-  w->plan_with_autograd = *ExecutionPlan::compile(*w->gm, autograd);
+  no_arena.plan_memory = false;
+  no_lowering.lower_functions = false;
+  for (const auto& [variant, options] :
+       {std::pair<std::string, PlanOptions>{"plan", PlanOptions()},
+        {"plan_autograd", autograd}, {"plan_no_arena", no_arena},
+        {"plan_no_lowering", no_lowering}}) {
+    auto plan = ExecutionPlan::compile(*w->gm, options);
+    if (!plan.ok()) throw std::runtime_error(std::string(plan.status().message()));
+    w->plans[variant] = *std::move(plan);
+  }
   return w;
 }
 
@@ -109,14 +120,13 @@ void BM_Interpreter(benchmark::State& state, const std::string& name) {
 }
 
 // One plan shared by all benchmark threads, each with its own run state.
-void BM_Plan(benchmark::State& state, const std::string& name, bool inference_mode) {
+void BM_Plan(benchmark::State& state, const std::string& name, const std::string& variant) {
   at::set_num_threads(1);
   static std::mutex mutex;
   const ExecutionPlan* plan;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    Workload& w = workload(name);
-    plan = inference_mode ? w.plan.get() : w.plan_with_autograd.get();
+    plan = workload(name).plans.at(variant).get();
   }
   const std::vector<c10::IValue>& inputs = workload(name).inputs;
   auto run_state = plan->make_state();
@@ -139,6 +149,7 @@ void BM_Plan(benchmark::State& state, const std::string& name, bool inference_mo
     state.counters["arena_KiB"] = static_cast<double>(stats.arena_bytes) / 1024;
     state.counters["planned_KiB"] = static_cast<double>(stats.planned_bytes) / 1024;
     state.counters["intermediate_KiB"] = static_cast<double>(stats.intermediate_bytes) / 1024;
+    state.counters["lowered_calls"] = static_cast<double>(plan->lowered_functions());
   }
 }
 
@@ -163,9 +174,11 @@ void register_all() {
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("interpreter/" + name).c_str(), BM_Interpreter, name)
         ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("plan_autograd/" + name).c_str(), BM_Plan, name, false)
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("plan/" + name).c_str(), BM_Plan, name, true)
+    for (const std::string variant : {"plan_autograd", "plan_no_arena", "plan_no_lowering"}) {
+      benchmark::RegisterBenchmark((variant + "/" + name).c_str(), BM_Plan, name, variant)
+          ->Unit(benchmark::kMicrosecond);
+    }
+    benchmark::RegisterBenchmark(("plan/" + name).c_str(), BM_Plan, name, "plan")
         ->Unit(benchmark::kMicrosecond)
         ->Threads(1)
         ->Threads(2)
