@@ -133,40 +133,37 @@ class Emitter {
       : body_(body), bindings_(bindings) {}
 
   // Whether the body is straight-line calls to registered operators that
-  // end in the function's result.
-  bool lowerable() const {
+  // end in the function's result (after dead-code elimination, the last
+  // call). Records the calls for emit().
+  bool lowerable() {
     if (body_.outputs().size() != 1) return false;
-    const jit::Node* result = body_.outputs()[0]->node();
-    if (!is_call(*result) || result->outputs().size() != 1) return false;
     for (const jit::Node* n : body_.nodes()) {
       const c10::Symbol kind = n->kind();
       if (kind == c10::prim::Constant || kind == c10::prim::ListConstruct ||
           kind == c10::prim::TupleConstruct) {
-        if (!n->blocks().empty()) return false;
         continue;
       }
       if (!is_call(*n) || n->outputs().size() != 1) return false;
+      calls_.push_back(n);
     }
-    return true;
+    return !calls_.empty() && calls_.back() == body_.outputs()[0]->node();
   }
 
-  // Emits the calls before `node` and makes `node` the last of them. On
-  // failure the graph is as it was.
+  // Emits the calls lowerable() found before `node` and makes `node` the
+  // last of them. On failure the graph is as it was.
   bool emit(Graph& graph, Node& node) {
-    const jit::Node* result = body_.outputs()[0]->node();
     std::vector<Node*> emitted;
     auto undo = [&] {
       for (auto it = emitted.rbegin(); it != emitted.rend(); ++it) (void)graph.erase_node(*it);
       return false;
     };
     InsertionGuard guard = graph.inserting_before(&node);
-    for (const jit::Node* n : body_.nodes()) {
-      if (!is_call(*n)) continue;
+    for (const jit::Node* n : calls_) {
       Arguments args;
       Kwargs kwargs;
       if (!call_arguments(*n, args, kwargs)) return undo();
       const std::string target = operator_name(n->schema());
-      if (n == result) {
+      if (n == calls_.back()) {
         node.set_target(target);
         node.set_args_kwargs(std::move(args), std::move(kwargs));
         return true;
@@ -251,6 +248,7 @@ class Emitter {
 
   const jit::Graph& body_;
   const std::vector<Binding>& bindings_;
+  std::vector<const jit::Node*> calls_;  // in order; the last gives the result
   absl::flat_hash_map<const jit::Value*, Node*> emitted_;
 };
 
