@@ -5,6 +5,8 @@
 #include "runtime/execution_plan.h"
 
 #include <c10/core/InferenceMode.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
 #include <c10/core/StorageImpl.h>
 
 #include "absl/cleanup/cleanup.h"
@@ -38,6 +40,40 @@ torch::jit::Module on_device(const torch::jit::Module& module, const c10::Device
 c10::IValue value_on_device(const c10::IValue& value, const c10::Device& device) {
   if (value.isTensor() && value.toTensor().device() != device) return value.toTensor().to(device);
   return value;
+}
+
+// Runs a compiled contraction into its slot. False: the operands' layout is
+// not the one it was compiled for (the caller runs the operator instead).
+absl::StatusOr<bool> run_contraction(const ContractionStep& step,
+                                     const std::vector<at::Tensor>& planned,
+                                     std::vector<c10::IValue>& slots, uint32_t slot) {
+  std::array<const at::Tensor*, 2> operands{};
+  for (int k = 0; k < 2; ++k) {
+    const ArgSource& source = step.operands[k];
+    const c10::IValue& v = source.kind == ArgSource::kConstant ? source.constant : slots[source.slot];
+    if (!v.isTensor()) return false;
+    operands[k] = &v.toTensor();
+  }
+  const Contraction& c = step.contraction;
+  if (!c.matches(*operands[0], *operands[1])) return false;
+  try {
+    const at::TensorOptions options = operands[0]->options();
+    at::Tensor result = step.planned_result >= 0
+                            ? planned[step.planned_result]
+                            : at::empty_strided(c.out_sizes(), c.out_strides(), options);
+    Contraction::ScratchTensors scratch;
+    for (int k = 0; k < 3; ++k) {
+      const int64_t numel = c.scratch_numel(static_cast<Contraction::Scratch>(k));
+      if (numel == 0) continue;
+      scratch[k] = step.planned_scratch[k] >= 0 ? planned[step.planned_scratch[k]]
+                                                : at::empty({numel}, options);
+    }
+    c.run(*operands[0], *operands[1], result, scratch);
+    slots[slot] = std::move(result);
+  } catch (const std::exception& e) {
+    return absl::InternalError(exception_message(e));
+  }
+  return true;
 }
 
 }  // namespace
@@ -172,6 +208,11 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run_steps(const Specialisation& spec,
         slots[step.slot] = step.constant;
         break;
       case StepKind::kOperator: {
+        if (step.contraction != nullptr) {
+          auto ran = run_contraction(*step.contraction, st.planned, slots, step.slot);
+          if (!ran.ok()) return node_error(*step.node, ran.status().message());
+          if (*ran) break;
+        }
         stack.clear();
         for (const ArgSource& a : step.args) {
           switch (a.kind) {

@@ -38,6 +38,12 @@
 //     passed to opaque calls (submodules, functions) are never in the arena.
 //     An operator that grows its output past its planned bytes gets memory of
 //     its own for that run, never a neighbour's.
+//   * Contractions: a two-operand aten::einsum or aten::tensordot (composite
+//     operators that permute, reshape, copy and multiply on every call) runs
+//     as one aten::bmm.out over strided views of its operands, planned for
+//     the layouts the first run saw and checked against aten's result then
+//     (contraction.h); its result and any scratch copy live in the arena. A
+//     later run whose operands have other strides calls the operator.
 //   * Runs under c10::InferenceMode unless `inference_mode` is off (then
 //     autograd records as usual and memory planning is off: outputs may be
 //     saved for backward).
@@ -81,6 +87,10 @@ struct PlanOptions {
   // of the function's body by the operator calls it makes
   // (function_lowering.h), so they run, and are planned, as operators.
   bool lower_functions = true;
+  // Compile two-operand aten::einsum and aten::tensordot calls, for the
+  // operand layouts of each input signature, into one batched matrix
+  // product over strided views of the operands (under inference mode).
+  bool compile_contractions = true;
 };
 
 // What compiling one input signature produced.
@@ -90,8 +100,11 @@ struct PlanStats {
   // through an `.out` overload into the arena.
   size_t operator_steps = 0;
   size_t out_variant_steps = 0;
-  // The summed sizes of the tensors in the arena (one per out-variant step),
-  // and the arena's size.
+  // Operator steps of einsum or tensordot run as one strided batched matrix
+  // product (PlanOptions::compile_contractions).
+  size_t contraction_steps = 0;
+  // The summed sizes of the tensors in the arena (the results of out-variant
+  // and contraction steps, contractions' scratch), and the arena's size.
   size_t planned_bytes = 0;
   size_t arena_bytes = 0;
   // The summed sizes of every tensor the steps produced in the first run

@@ -112,6 +112,74 @@ TEST(ExecutionPlanTest, ATensorGrownPastItsPlanLeavesTheArena) {
   EXPECT_GT(plan->stats()[0].out_variant_steps, 0u);
 }
 
+// x[b, i, j] and w[j, k]: e = einsum(bij,jk->bik) (an intermediate),
+// t = tensordot(e * 2, w, [2], [1]) (an intermediate), and the output
+// einsum(bij,bil->jl) of t and x.
+GraphModule contractions() {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* w = g->placeholder("w");
+  Node* e = g->call_function("aten::einsum", {"bij,jk->bik", Argument::List({x, w})});
+  Node* doubled = g->call_function("operator.mul", {e, 2.0});
+  Node* t = g->call_function("aten::tensordot",
+                             {doubled, w, Argument::List({2}), Argument::List({1})});
+  g->output(g->call_function("aten::einsum", {"bij,bil->jl", Argument::List({t, x})}));
+  return GraphModule(empty_module("Contractions"), std::move(g));
+}
+
+TEST(ExecutionPlanTest, ContractionsRunAsOneBatchedProductAndMatchTheInterpreter) {
+  GraphModule gm = contractions();
+  auto plan = compile(gm);
+  Interpreter interpreter(gm);
+  const at::Tensor w = at::randn({3, 3});
+  std::vector<at::Tensor> results, inputs;
+  for (int run = 0; run < 3; ++run) {
+    // Rows of a wider tensor, as slices of a network's input are.
+    inputs.push_back(at::randn({5, 2, 7}).narrow(2, 1, 3));
+    results.push_back(run_tensor(*plan, {inputs.back(), w}));
+  }
+  for (int run = 0; run < 3; ++run) {
+    const at::Tensor want = interpreter.run({inputs[run], w})->toTensor();
+    EXPECT_TRUE(at::allclose(results[run], want, 1e-5, 1e-6)) << "run " << run;
+  }
+  ASSERT_EQ(plan->stats().size(), 1u);
+  EXPECT_EQ(plan->stats()[0].contraction_steps, 3u);
+  EXPECT_GT(plan->stats()[0].planned_bytes, 0u);
+}
+
+// The same signature (sizes, non-contiguous) with operands strided
+// otherwise: the compiled product does not apply and the operator runs.
+TEST(ExecutionPlanTest, ContractionsOfAnotherLayoutCallTheOperator) {
+  GraphModule gm = contractions();
+  auto plan = compile(gm);
+  Interpreter interpreter(gm);
+  const at::Tensor w = at::randn({3, 3});
+  const at::Tensor sliced = at::randn({5, 2, 7}).narrow(2, 1, 3);
+  const at::Tensor transposed = at::randn({5, 3, 2}).transpose(1, 2);
+  for (const at::Tensor& x : {sliced, transposed, sliced, transposed}) {
+    const at::Tensor want = interpreter.run({x, w})->toTensor();
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {x, w}), want, 1e-5, 1e-6)) << x.strides();
+  }
+  EXPECT_EQ(plan->stats().size(), 1u);
+}
+
+TEST(ExecutionPlanTest, ContractionsCompileOnlyWhenAskedAndUnderInferenceMode) {
+  GraphModule gm = contractions();
+  const at::Tensor x = at::randn({5, 2, 3}), w = at::randn({3, 3});
+  const at::Tensor want = Interpreter(gm).run({x, w})->toTensor();
+  PlanOptions off, autograd, no_arena;
+  off.compile_contractions = false;
+  autograd.inference_mode = false;
+  no_arena.plan_memory = false;
+  for (const PlanOptions& options : {off, autograd, no_arena}) {
+    auto plan = compile(gm, options);
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {x, w}), want, 1e-5, 1e-6));
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {x, w}), want, 1e-5, 1e-6));
+    const size_t expected = options.compile_contractions && options.inference_mode ? 3 : 0;
+    EXPECT_EQ(plan->stats()[0].contraction_steps, expected);
+  }
+}
+
 TEST(ExecutionPlanTest, FourThreadsOnOnePlanGetWhatOneThreadGets) {
   GraphModule gm = chain_of_adds(30);
   auto plan = compile(gm);

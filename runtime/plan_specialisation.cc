@@ -389,9 +389,10 @@ class SourceBuilder {
   const std::vector<c10::IValue>& attrs_;
 };
 
-// The operator step's stack in schema order.
+// The operator step's stack in schema order; `bound` gets, per parameter,
+// the argument given for it (nullptr: its default, or several packed).
 absl::Status build_operator_step(const Node& node, const ResolvedCall& call, SourceBuilder& sources,
-                                 Step& step) {
+                                 Step& step, std::vector<const Argument*>& bound) {
   std::vector<const Argument*> positional;
   for (const Argument& a : node.args()) positional.push_back(&a);
   if (call.swap_operands && positional.size() == 2) std::swap(positional[0], positional[1]);
@@ -405,6 +406,7 @@ absl::Status build_operator_step(const Node& node, const ResolvedCall& call, Sou
   auto bindings = bind_positions(schema, positional.size(), kwarg_names);
   if (!bindings.ok()) return node_error(node, bindings.status().message());
   const auto& params = schema.arguments();
+  bound.assign(params.size(), nullptr);
   for (size_t i = 0; i < params.size(); ++i) {
     const c10::Argument& p = params[i];
     const ParamBinding& b = (*bindings)[i];
@@ -416,10 +418,12 @@ absl::Status build_operator_step(const Node& node, const ResolvedCall& call, Sou
         s->constant = *p.default_value();
         break;
       case ParamBinding::kPositional:
+        bound[i] = positional[b.index];
         s = sources.source(*positional[b.index], p.type(), p.N(),
                            call.wrap_first && b.index == 0, writes);
         break;
       case ParamBinding::kKeyword:
+        bound[i] = kwarg_values[b.index];
         s = sources.source(*kwarg_values[b.index], p.type(), p.N(), false, writes);
         break;
       case ParamBinding::kPacked:
@@ -436,6 +440,53 @@ absl::Status build_operator_step(const Node& node, const ResolvedCall& call, Sou
   step.schema = &schema;
   step.single_return = schema.returns().size() == 1;
   return absl::OkStatus();
+}
+
+// The operator step `step` of an einsum or tensordot compiled into a
+// strided batched matrix product, for the values the first run saw; nullptr
+// where contraction.h does not take it (the step stays an operator call).
+std::shared_ptr<ContractionStep> compile_contraction(const Step& step,
+                                                     const std::vector<const Argument*>& bound,
+                                                     const std::vector<c10::IValue>& values,
+                                                     SourceBuilder& sources) {
+  if (!Contraction::is_contraction(*step.schema) || !values[step.slot].isTensor()) return nullptr;
+  // The operands' arguments: einsum's list of two, tensordot's first two.
+  std::array<const Argument*, 2> operands{};
+  if (step.schema->name() == "aten::einsum") {
+    const Argument* list = bound.size() > 1 ? bound[1] : nullptr;
+    if (list == nullptr || !list->is_list() || list->elements().size() != 2) return nullptr;
+    operands = {&list->elements()[0], &list->elements()[1]};
+  } else {
+    if (bound.size() < 2 || bound[0] == nullptr || bound[1] == nullptr) return nullptr;
+    operands = {bound[0], bound[1]};
+  }
+  auto cs = std::make_shared<ContractionStep>();
+  for (int k = 0; k < 2; ++k) {
+    auto s = sources.source(*operands[k], c10::TensorType::get(), c10::nullopt, false, false);
+    if (!s.ok()) return nullptr;
+    const bool is_tensor = s->kind == ArgSource::kSlot
+                               ? values[s->slot].isTensor()
+                               : s->kind == ArgSource::kConstant && s->constant.isTensor();
+    if (!is_tensor) return nullptr;
+    cs->operands[k] = *std::move(s);
+  }
+  // The stack the first run passed.
+  std::vector<c10::IValue> args;
+  for (const ArgSource& a : step.args) {
+    if (a.kind == ArgSource::kConstant) {
+      args.push_back(a.constant);
+    } else if (a.kind == ArgSource::kConvert) {
+      auto v = convert_argument(a, step, values);
+      if (!v.ok()) return nullptr;
+      args.push_back(*std::move(v));
+    } else {
+      args.push_back(values[a.slot]);
+    }
+  }
+  auto contraction = Contraction::plan(*step.schema, args, values[step.slot].toTensor());
+  if (!contraction.ok()) return nullptr;
+  cs->contraction = *std::move(contraction);
+  return cs;
 }
 
 }  // namespace
@@ -472,8 +523,13 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
       default: {
         const NodeChoice& choice = choices[i];
         if (choice.is_operator) {
-          if (absl::Status s = build_operator_step(node, choice.call, sources, step); !s.ok()) {
+          std::vector<const Argument*> bound;
+          if (absl::Status s = build_operator_step(node, choice.call, sources, step, bound);
+              !s.ok()) {
             return s;
+          }
+          if (options_.compile_contractions && options_.inference_mode) {
+            step.contraction = compile_contraction(step, bound, values, sources);
           }
           break;
         }
@@ -500,8 +556,9 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
       }
     }
     for (const Node* dead : last_uses.freed_after(node)) step.release.push_back(slot_of_.at(dead));
-    // A value read once by its last reader moves into that reader's stack.
-    if (step.kind == StepKind::kOperator) {
+    // A value read once by its last reader moves into that reader's stack
+    // (not into a contraction's: it reads its operands in place).
+    if (step.kind == StepKind::kOperator && step.contraction == nullptr) {
       for (ArgSource& a : step.args) {
         if (a.kind != ArgSource::kSlot) continue;
         auto released = std::find(step.release.begin(), step.release.end(), a.slot);
@@ -515,7 +572,10 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
           step.release.erase(released);
         }
       }
+    }
+    if (step.kind == StepKind::kOperator) {
       ++spec->stats.operator_steps;
+      spec->stats.contraction_steps += step.contraction != nullptr;
     }
     spec->steps.push_back(std::move(step));
   }
@@ -564,14 +624,42 @@ void ExecutionPlan::plan_memory(const std::vector<c10::IValue>& values,
       for (const Node* input : node.input_nodes()) escapes[sets.find(slot_of_.at(input))] = 1;
     }
   }
+  // What goes into the arena: operator results written through `.out`
+  // overloads, contraction results and their scratch.
+  enum Role { kOutVariant, kContractionResult, kScratch };
+  struct Placement {
+    size_t step;
+    Role role;
+    int scratch = 0;  // kScratch: which
+    PlannedTensorSpec spec;
+  };
   std::vector<PlannedTensor> tensors;
-  std::vector<size_t> steps_planned;
+  std::vector<Placement> placements;
   for (size_t i = 0; i < n; ++i) {
     const Step& step = spec.steps[i];
     if (step.kind != StepKind::kOperator || !values[i].isTensor()) continue;
     const size_t root = sets.find(i);
-    if (escapes[root]) continue;
     const at::Tensor& t = values[i].toTensor();
+    if (step.contraction != nullptr) {
+      // Its result is new, dense and laid out as aten's; scratch lives
+      // during the step only.
+      const Contraction& c = step.contraction->contraction;
+      const size_t item = t.element_size();
+      if (!escapes[root]) {
+        tensors.push_back({t.numel() * item, first[root], last[root]});
+        placements.push_back({i, kContractionResult, 0,
+                              {t.scalar_type(), c.out_sizes(), c.out_strides(), 0, 0}});
+      }
+      for (int k = 0; k < 3; ++k) {
+        const int64_t numel = c.scratch_numel(static_cast<Contraction::Scratch>(k));
+        if (numel == 0) continue;
+        tensors.push_back({static_cast<size_t>(numel) * item, static_cast<int>(i),
+                           static_cast<int>(i)});
+        placements.push_back({i, kScratch, k, {t.scalar_type(), {numel}, {1}, 0, 0}});
+      }
+      continue;
+    }
+    if (escapes[root]) continue;
     if (!t.defined() || t.device() != options_.device || t.layout() != c10::kStrided ||
         t.requires_grad() || t.numel() == 0 || !t.is_contiguous() || t.storage_offset() != 0 ||
         t.storage().nbytes() != t.nbytes()) {
@@ -584,23 +672,37 @@ void ExecutionPlan::plan_memory(const std::vector<c10::IValue>& values,
     if (aliases_input || !is_functional_schema(*step.schema)) continue;
     if (!find_out_variant(*step.schema)) continue;
     tensors.push_back({t.nbytes(), first[root], last[root]});
-    steps_planned.push_back(i);
+    placements.push_back(
+        {i, kOutVariant, 0, {t.scalar_type(), t.sizes().vec(), t.strides().vec(), 0, 0}});
   }
   if (tensors.empty()) return;
   const ArenaLayout layout = plan_arena(tensors);
-  for (size_t k = 0; k < steps_planned.size(); ++k) {
-    Step& step = spec.steps[steps_planned[k]];
-    const at::Tensor& t = values[steps_planned[k]].toTensor();
-    const BoundOperator out = *find_out_variant(*step.schema);
-    step.operation = out.op->getOperation();
-    step.schema = out.schema;
-    step.single_return = true;
-    step.planned = static_cast<int>(k);
-    spec.planned.push_back(
-        {t.scalar_type(), t.sizes().vec(), t.strides().vec(), layout.offsets[k], tensors[k].bytes});
+  for (size_t k = 0; k < placements.size(); ++k) {
+    Placement& p = placements[k];
+    Step& step = spec.steps[p.step];
+    const int index = static_cast<int>(k);
+    switch (p.role) {
+      case kOutVariant: {
+        const BoundOperator out = *find_out_variant(*step.schema);
+        step.operation = out.op->getOperation();
+        step.schema = out.schema;
+        step.single_return = true;
+        step.planned = index;
+        ++spec.stats.out_variant_steps;
+        break;
+      }
+      case kContractionResult:
+        step.contraction->planned_result = index;
+        break;
+      case kScratch:
+        step.contraction->planned_scratch[p.scratch] = index;
+        break;
+    }
+    p.spec.offset = layout.offsets[k];
+    p.spec.bytes = tensors[k].bytes;
+    spec.planned.push_back(std::move(p.spec));
   }
   spec.arena_bytes = layout.arena_bytes;
-  spec.stats.out_variant_steps = steps_planned.size();
   spec.stats.planned_bytes = layout.total_bytes;
   spec.stats.arena_bytes = layout.arena_bytes;
 }

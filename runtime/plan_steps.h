@@ -11,6 +11,8 @@
 #ifndef FX_RUNTIME_PLAN_STEPS_H_
 #define FX_RUNTIME_PLAN_STEPS_H_
 
+#include <array>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/node.h"
+#include "runtime/contraction.h"
 #include "runtime/execution_plan.h"
 #include "runtime/node_calls.h"
 
@@ -39,6 +42,18 @@ struct ArgSource {
   c10::TypePtr type;  // nullptr: as it is
   c10::optional<int32_t> list_size;
   std::vector<std::pair<const Node*, uint32_t>> node_slots;  // the nodes `from` reads
+};
+
+// An operator step of aten::einsum or aten::tensordot compiled into one
+// strided batched matrix product (contraction.h): its operands, and where
+// its result and scratch live. A run whose operands have another layout
+// calls the operator as usual.
+struct ContractionStep {
+  Contraction contraction;
+  std::array<ArgSource, 2> operands;  // kSlot or kConstant
+  // Indices into RunState's planned tensors; -1: allocated by each run.
+  int planned_result = -1;
+  std::array<int, 3> planned_scratch{-1, -1, -1};
 };
 
 enum class StepKind : uint8_t { kPlaceholder, kGetAttr, kOperator, kCall, kOutput };
@@ -63,6 +78,8 @@ struct Step {
   const c10::FunctionSchema* schema = nullptr;
   bool single_return = false;
   int planned = -1;  // writes into RunState's planned tensor of this index
+  // Set for a compiled contraction.
+  std::shared_ptr<ContractionStep> contraction;
   // kCall: one of these.
   Builtin builtin = Builtin::kNone;
   torch::jit::Function* function = nullptr;

@@ -2,7 +2,8 @@
 //
 // The runtime against its anchor, in one process: TorchScript's own forward,
 // the Interpreter and the execution plan (as it is by default; without
-// InferenceMode; without its arena; without lowering leaf functions) on
+// InferenceMode; without its arena; without lowering leaf functions; without
+// compiling contractions) on
 //   * chain:          1,000 `x = x + y` on 1-element tensors (per-node overhead);
 //   * tensor_product: seed 003's e3nn-like TensorProduct at batch 32
 //                     (../shared/workloads/tensor_product.py, scripted at build time);
@@ -44,7 +45,8 @@ struct Workload {
   std::unique_ptr<GraphModule> gm;
   // By variant: "plan" (the defaults), "plan_autograd" (no InferenceMode),
   // "plan_no_arena" (no memory planning), "plan_no_lowering" (leaf functions
-  // run through their TorchScript bodies).
+  // run through their TorchScript bodies), "plan_no_contraction" (einsum and
+  // tensordot run as aten's operators).
   std::map<std::string, std::shared_ptr<const ExecutionPlan>> plans;
 };
 
@@ -82,14 +84,15 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   PassContext context(registry);
   if (!pm.ok() || !pm->run(*gm, context).ok()) throw std::runtime_error("inline,dce failed");
   w->gm = std::make_unique<GraphModule>(*std::move(gm));
-  PlanOptions autograd, no_arena, no_lowering;
+  PlanOptions autograd, no_arena, no_lowering, no_contraction;
   autograd.inference_mode = false;
   no_arena.plan_memory = false;
   no_lowering.lower_functions = false;
+  no_contraction.compile_contractions = false;
   for (const auto& [variant, options] :
        {std::pair<std::string, PlanOptions>{"plan", PlanOptions()},
         {"plan_autograd", autograd}, {"plan_no_arena", no_arena},
-        {"plan_no_lowering", no_lowering}}) {
+        {"plan_no_lowering", no_lowering}, {"plan_no_contraction", no_contraction}}) {
     auto plan = ExecutionPlan::compile(*w->gm, options);
     if (!plan.ok()) throw std::runtime_error(std::string(plan.status().message()));
     w->plans[variant] = *std::move(plan);
@@ -140,7 +143,8 @@ void BM_Plan(benchmark::State& state, const std::string& name, const std::string
   }
   state.SetItemsProcessed(state.iterations());
   // What the plan compiled: steps, operator steps on the fast path, steps
-  // writing into the arena, and the arena against all intermediates.
+  // writing into the arena, the arena against all intermediates, leaf calls
+  // lowered and contractions compiled.
   if (!plan->stats().empty()) {
     const PlanStats stats = plan->stats().back();
     state.counters["steps"] = static_cast<double>(stats.steps);
@@ -150,6 +154,7 @@ void BM_Plan(benchmark::State& state, const std::string& name, const std::string
     state.counters["planned_KiB"] = static_cast<double>(stats.planned_bytes) / 1024;
     state.counters["intermediate_KiB"] = static_cast<double>(stats.intermediate_bytes) / 1024;
     state.counters["lowered_calls"] = static_cast<double>(plan->lowered_functions());
+    state.counters["contractions"] = static_cast<double>(stats.contraction_steps);
   }
 }
 
@@ -174,7 +179,8 @@ void register_all() {
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("interpreter/" + name).c_str(), BM_Interpreter, name)
         ->Unit(benchmark::kMicrosecond);
-    for (const std::string variant : {"plan_autograd", "plan_no_arena", "plan_no_lowering"}) {
+    for (const std::string variant :
+         {"plan_autograd", "plan_no_arena", "plan_no_lowering", "plan_no_contraction"}) {
       benchmark::RegisterBenchmark((variant + "/" + name).c_str(), BM_Plan, name, variant)
           ->Unit(benchmark::kMicrosecond);
     }
