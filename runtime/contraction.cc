@@ -5,6 +5,7 @@
 #include <string>
 
 #include <ATen/ops/allclose.h>
+#include <c10/core/InferenceMode.h>
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
@@ -235,7 +236,10 @@ absl::StatusOr<Contraction> Contraction::plan(const c10::FunctionSchema& schema,
     b = args[1].toTensor();
   }
   for (const at::Tensor* t : std::initializer_list<const at::Tensor*>{&a, &b, &result}) {
-    if (!t->defined() || t->layout() != c10::kStrided || t->requires_grad() ||
+    // Parameters keep requires_grad under InferenceMode, where the product
+    // records nothing either; outside it a product with .out cannot.
+    if (!t->defined() || t->layout() != c10::kStrided ||
+        (t->requires_grad() && !c10::InferenceMode::is_enabled()) ||
         (t->scalar_type() != c10::kFloat && t->scalar_type() != c10::kDouble) ||
         t->scalar_type() != a.scalar_type() || t->device() != a.device() ||
         !(t->is_cpu() || t->is_cuda())) {
@@ -339,6 +343,7 @@ absl::StatusOr<Contraction> Contraction::plan(const c10::FunctionSchema& schema,
 
   Contraction c;
   c.dtype_ = a.scalar_type();
+  c.device_ = a.device();
   c.a_sizes_ = a.sizes().vec();
   c.a_strides_ = a.strides().vec();
   c.b_sizes_ = b.sizes().vec();
@@ -391,9 +396,26 @@ absl::StatusOr<Contraction> Contraction::plan(const c10::FunctionSchema& schema,
   return c;
 }
 
+namespace {
+
+// Same sizes, and same strides where the size is not 1 (a size-1
+// dimension's stride is never read).
+bool same_layout(const at::Tensor& t, const std::vector<int64_t>& sizes,
+                 const std::vector<int64_t>& strides) {
+  if (t.sizes() != at::IntArrayRef(sizes)) return false;
+  const at::IntArrayRef actual = t.strides();
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] != 1 && actual[d] != strides[d]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool Contraction::matches(const at::Tensor& a, const at::Tensor& b) const {
-  return a.scalar_type() == dtype_ && b.scalar_type() == dtype_ && a.sizes() == a_sizes_ &&
-         a.strides() == a_strides_ && b.sizes() == b_sizes_ && b.strides() == b_strides_;
+  return a.scalar_type() == dtype_ && b.scalar_type() == dtype_ && a.device() == device_ &&
+         b.device() == device_ && same_layout(a, a_sizes_, a_strides_) &&
+         same_layout(b, b_sizes_, b_strides_);
 }
 
 void Contraction::run(const at::Tensor& a, const at::Tensor& b, at::Tensor& out,

@@ -29,11 +29,15 @@
 //
 // Contracts:
 //   * `plan` accepts only what it reproduces exactly: two float or double
-//     operands on one device, einsum equations of letters (no `...`, no label
+//     operands on one CPU or CUDA device (requiring grad only under
+//     InferenceMode), einsum equations of letters (no `...`, no label
 //     repeated within an operand), tensordot dims naming distinct dimensions;
 //     the result's sizes and strides are aten's own (`result`), and it is
-//     dense. Anything else is an error saying why (the plan then keeps the
+//     dense; and running the plan on those operands gives aten's `result`.
+//     Anything else is an error saying why (the caller then keeps the
 //     operator).
+//   * The plan is for the equation or dims it was given: a caller whose
+//     equation or dims may change from run to run must not use it.
 //   * `run` requires operands for which `matches` holds, an `out` of
 //     out_sizes()/out_strides() and the scratch of scratch_numel(); the values
 //     equal aten's up to the order of the sums.
@@ -71,7 +75,8 @@ class Contraction {
   // elements of argument 1) or aten::tensordot (operands: arguments 0 and 1).
   static bool is_contraction(const c10::FunctionSchema& schema);
 
-  // Whether `a` and `b` have the dtype, sizes and strides the plan was made for.
+  // Whether `a` and `b` have the dtype, device, sizes and strides (of
+  // dimensions other than size 1) the plan was made for.
   bool matches(const at::Tensor& a, const at::Tensor& b) const;
 
   // Writes the contraction of `a` and `b` into `out`.
@@ -101,6 +106,7 @@ class Contraction {
   };
 
   c10::ScalarType dtype_ = c10::ScalarType::Float;
+  c10::Device device_ = c10::Device(c10::kCPU);
   std::vector<int64_t> a_sizes_, a_strides_, b_sizes_, b_strides_;
   std::vector<int64_t> out_sizes_, out_strides_;
   View3 a3_, b3_, out3_;

@@ -1,6 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/contraction.h"
 
+#include <functional>
 #include <numeric>
 #include <random>
 #include <string>
@@ -119,10 +120,66 @@ TEST_F(ContractionTest, TensorProductPathsNeedNoCopies) {
   }
 }
 
-// Random equations over random layouts: permuted, sliced, broadcast (stride
-// 0) and transposed operands, labels summed from one operand only, outputs
-// in any order; small and large sizes (aten's bmm takes another path for
-// large matrices).
+// How a random operand is laid out: a bigger tensor of `big` sizes
+// (permuted by `perm` in memory), sliced down to `sizes`, with dimension
+// `expanded` (if any) broadcast from size 1 (stride 0).
+struct Layout {
+  std::vector<int64_t> sizes, big, perm;
+  int64_t expanded = -1;
+};
+
+Layout random_layout(std::vector<int64_t> sizes, std::mt19937& rng) {
+  Layout l;
+  l.sizes = std::move(sizes);
+  for (int64_t s : l.sizes) l.big.push_back(s + static_cast<int64_t>(rng() % 2));
+  l.perm.resize(l.sizes.size());
+  std::iota(l.perm.begin(), l.perm.end(), 0);
+  std::shuffle(l.perm.begin(), l.perm.end(), rng);
+  if (!l.sizes.empty() && rng() % 4 == 0) l.expanded = static_cast<int64_t>(rng() % l.sizes.size());
+  return l;
+}
+
+// A tensor of random values in layout `l`: each call, other values.
+at::Tensor make(const Layout& l) {
+  std::vector<int64_t> in_memory(l.big.size());
+  for (size_t i = 0; i < l.perm.size(); ++i) in_memory[l.perm[i]] = l.big[i];
+  at::Tensor t = at::randn(in_memory, at::kDouble).permute(l.perm);
+  for (size_t d = 0; d < l.sizes.size(); ++d) t = t.narrow(static_cast<int64_t>(d), 0, l.sizes[d]);
+  if (l.expanded >= 0) t = t.narrow(l.expanded, 0, 1).expand(l.sizes);
+  return t;
+}
+
+// Plans on `a`, `b` (the call's `args` with operands a, b), then runs the plan
+// on other values of the same layouts (the plan checked itself on the
+// first): equal to aten's, strides included.
+void expect_plan_reproduces(const c10::FunctionSchema& schema,
+                            const std::function<std::vector<c10::IValue>(at::Tensor, at::Tensor)>& args,
+                            const std::function<at::Tensor(at::Tensor, at::Tensor)>& aten,
+                            const Layout& la, const Layout& lb, const std::string& what,
+                            int* planned) {
+  const at::Tensor a = make(la), b = make(lb);
+  at::Tensor expected;
+  try {
+    expected = aten(a, b);
+  } catch (const std::exception&) {
+    return;  // not a call aten accepts
+  }
+  if (!expected.is_non_overlapping_and_dense() || expected.numel() == 0) return;
+  auto c = Contraction::plan(schema, args(a, b), expected);
+  ASSERT_TRUE(c.ok()) << what << ": " << c.status();
+  const at::Tensor a2 = make(la), b2 = make(lb);
+  ASSERT_TRUE(c->matches(a2, b2)) << what;
+  const at::Tensor got = run(*c, a2, b2), want = aten(a2, b2);
+  ASSERT_EQ(got.strides(), want.strides()) << what;
+  ASSERT_TRUE(at::allclose(got, want, 1e-9, 1e-9)) << what;
+  ++*planned;
+}
+
+// Random equations over random layouts: permuted, sliced, expanded (stride
+// 0) operands; labels of size 1 in one operand against n in the other
+// (einsum broadcasts them); labels summed from one operand only; outputs in
+// any order; small and large sizes (aten's bmm takes other paths for large
+// matrices).
 TEST_F(ContractionTest, RandomEquationsMatchAten) {
   std::mt19937 rng(7);
   const std::string letters = "abcdefgAB";
@@ -149,44 +206,60 @@ TEST_F(ContractionTest, RandomEquationsMatchAten) {
       if ((in_a || in_b) && std::uniform_int_distribution<int>(0, 2)(rng) > 0) out += l;
     }
     std::shuffle(out.begin(), out.end(), rng);
-    const auto make = [&](const std::string& labels) {
+    const auto sizes_of = [&](const std::string& labels) {
       std::vector<int64_t> sizes;
-      for (char l : labels) sizes.push_back(size[letters.find(l)]);
-      // A bigger tensor, permuted and sliced down to the operand.
-      std::vector<int64_t> big;
-      for (int64_t s : sizes) big.push_back(s + (rng() % 2));
-      std::vector<int64_t> perm(sizes.size());
-      std::iota(perm.begin(), perm.end(), 0);
-      std::shuffle(perm.begin(), perm.end(), rng);
-      std::vector<int64_t> permuted_big(big.size());
-      for (size_t i = 0; i < perm.size(); ++i) permuted_big[perm[i]] = big[i];
-      at::Tensor t = at::randn(permuted_big, at::kDouble);
-      t = t.permute(perm);
-      for (size_t d = 0; d < sizes.size(); ++d) t = t.narrow(static_cast<int64_t>(d), 0, sizes[d]);
-      // Sometimes a broadcast dimension.
-      if (!sizes.empty() && rng() % 4 == 0) {
-        const int64_t d = rng() % sizes.size();
-        t = t.narrow(d, 0, 1).expand(sizes);
-      }
-      return t;
+      for (char l : labels) sizes.push_back(rng() % 6 == 0 ? 1 : size[letters.find(l)]);
+      return sizes;
     };
-    const at::Tensor a = make(sa), b = make(sb);
+    const Layout la = random_layout(sizes_of(sa), rng), lb = random_layout(sizes_of(sb), rng);
     const std::string equation = sa + "," + sb + "->" + out;
-    at::Tensor expected;
-    try {
-      expected = at::einsum(equation, {a, b});
-    } catch (const std::exception&) {
-      continue;  // not an equation aten accepts
-    }
-    if (!expected.is_non_overlapping_and_dense() || expected.numel() == 0) continue;
-    auto c = Contraction::plan(schema_of("aten::einsum"), einsum_args(equation, a, b), expected);
-    ASSERT_TRUE(c.ok()) << equation << ": " << c.status();
-    const at::Tensor got = run(*c, a, b);
-    ASSERT_EQ(got.strides(), expected.strides()) << equation;
-    ASSERT_TRUE(at::allclose(got, expected, 1e-9, 1e-9)) << equation;
-    ++planned;
+    expect_plan_reproduces(
+        schema_of("aten::einsum"),
+        [&](at::Tensor a, at::Tensor b) { return einsum_args(equation, a, b); },
+        [&](at::Tensor a, at::Tensor b) { return at::einsum(equation, {a, b}); }, la, lb,
+        equation, &planned);
+    if (HasFatalFailure()) return;
   }
   EXPECT_GT(planned, 200);
+}
+
+// Random tensordots: dims given negative or not, contracted dimensions of
+// size 1 against n (aten sums the other side first).
+TEST_F(ContractionTest, RandomTensordotsMatchAten) {
+  std::mt19937 rng(11);
+  int planned = 0;
+  for (int round = 0; round < 300; ++round) {
+    const int64_t rank_a = rng() % 4, rank_b = rng() % 4;
+    const int64_t contracted = rng() % (std::min(rank_a, rank_b) + 1);
+    std::vector<int64_t> dims_a(rank_a), dims_b(rank_b);
+    std::iota(dims_a.begin(), dims_a.end(), 0);
+    std::iota(dims_b.begin(), dims_b.end(), 0);
+    std::shuffle(dims_a.begin(), dims_a.end(), rng);
+    std::shuffle(dims_b.begin(), dims_b.end(), rng);
+    dims_a.resize(contracted);
+    dims_b.resize(contracted);
+    std::vector<int64_t> sa(rank_a), sb(rank_b);
+    for (auto& s : sa) s = 1 + rng() % 4;
+    for (auto& s : sb) s = 1 + rng() % 4;
+    for (int64_t k = 0; k < contracted; ++k) {
+      sb[dims_b[k]] = rng() % 5 == 0 ? 1 : sa[dims_a[k]];
+      if (rng() % 2) dims_a[k] -= rank_a;
+      if (rng() % 2) dims_b[k] -= rank_b;
+    }
+    const Layout la = random_layout(sa, rng), lb = random_layout(sb, rng);
+    const std::string what = ::testing::PrintToString(sa) + " " + ::testing::PrintToString(sb) +
+                             " dims " + ::testing::PrintToString(dims_a) + " " +
+                             ::testing::PrintToString(dims_b);
+    expect_plan_reproduces(
+        schema_of("aten::tensordot"),
+        [&](at::Tensor a, at::Tensor b) {
+          return std::vector<c10::IValue>{a, b, dims_a, dims_b};
+        },
+        [&](at::Tensor a, at::Tensor b) { return at::tensordot(a, b, dims_a, dims_b); }, la, lb,
+        what, &planned);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_GT(planned, 250);
 }
 
 TEST_F(ContractionTest, ImplicitOutputIsAlphabeticalUpperCaseFirst) {

@@ -55,11 +55,17 @@ absl::StatusOr<bool> run_contraction(const ContractionStep& step,
     operands[k] = &v.toTensor();
   }
   const Contraction& c = step.contraction;
-  if (!c.matches(*operands[0], *operands[1])) return false;
+  if (!c.matches(*operands[0], *operands[1])) {
+    step.fallbacks.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
   try {
     const at::TensorOptions options = operands[0]->options();
+    // A fresh view of the planned bytes each run: an in-place op of the last
+    // run (t_, unsqueeze_) may have changed the planned tensor's own sizes.
     at::Tensor result = step.planned_result >= 0
-                            ? planned[step.planned_result]
+                            ? planned[step.planned_result].as_strided(c.out_sizes(),
+                                                                     c.out_strides(), 0)
                             : at::empty_strided(c.out_sizes(), c.out_strides(), options);
     Contraction::ScratchTensors scratch;
     for (int k = 0; k < 3; ++k) {
@@ -137,7 +143,15 @@ std::unique_ptr<ExecutionPlan::RunState> ExecutionPlan::make_state() const {
 std::vector<PlanStats> ExecutionPlan::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<PlanStats> out;
-  for (const auto& entry : specialisations_) out.push_back(entry.second->stats);
+  for (const auto& entry : specialisations_) {
+    PlanStats stats = entry.second->stats;
+    for (const Step& step : entry.second->steps) {
+      if (step.contraction != nullptr) {
+        stats.contraction_fallbacks += step.contraction->fallbacks.load(std::memory_order_relaxed);
+      }
+    }
+    out.push_back(stats);
+  }
   return out;
 }
 

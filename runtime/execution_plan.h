@@ -103,6 +103,9 @@ struct PlanStats {
   // Operator steps of einsum or tensordot run as one strided batched matrix
   // product (PlanOptions::compile_contractions).
   size_t contraction_steps = 0;
+  // Runs of those steps so far whose operands had other strides than the
+  // first run's, so that the operator ran instead.
+  size_t contraction_fallbacks = 0;
   // The summed sizes of the tensors in the arena (the results of out-variant
   // and contraction steps, contractions' scratch), and the arena's size.
   size_t planned_bytes = 0;

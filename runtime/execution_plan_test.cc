@@ -144,6 +144,7 @@ TEST(ExecutionPlanTest, ContractionsRunAsOneBatchedProductAndMatchTheInterpreter
   }
   ASSERT_EQ(plan->stats().size(), 1u);
   EXPECT_EQ(plan->stats()[0].contraction_steps, 3u);
+  EXPECT_EQ(plan->stats()[0].contraction_fallbacks, 0u);  // the compiled path ran
   EXPECT_GT(plan->stats()[0].planned_bytes, 0u);
 }
 
@@ -160,7 +161,98 @@ TEST(ExecutionPlanTest, ContractionsOfAnotherLayoutCallTheOperator) {
     const at::Tensor want = interpreter.run({x, w})->toTensor();
     EXPECT_TRUE(at::allclose(run_tensor(*plan, {x, w}), want, 1e-5, 1e-6)) << x.strides();
   }
-  EXPECT_EQ(plan->stats().size(), 1u);
+  ASSERT_EQ(plan->stats().size(), 1u);
+  // The two later transposed runs, each with two contractions of x.
+  EXPECT_EQ(plan->stats()[0].contraction_fallbacks, 4u);
+}
+
+// The equation is an input: a step compiled for one equation would compute
+// it for the next too, so such a call stays the operator.
+TEST(ExecutionPlanTest, AContractionWhoseEquationVariesIsNotCompiled) {
+  auto g = std::make_unique<Graph>();
+  Node* equation = g->placeholder("equation");
+  Node* x = g->placeholder("x");
+  Node* y = g->placeholder("y");
+  g->output(g->call_function("aten::einsum", {equation, Argument::List({x, y})}));
+  GraphModule gm(empty_module("Dynamic"), std::move(g));
+  auto plan = compile(gm);
+  const at::Tensor a = at::randn({3, 3}), b = at::randn({3, 3});
+  for (const char* eq : {"ij,jk->ik", "ij,kj->ik", "ij,jk->ik"}) {
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {std::string(eq), a, b}), at::einsum(eq, {a, b})))
+        << eq;
+  }
+  EXPECT_EQ(plan->stats()[0].contraction_steps, 0u);
+}
+
+// An in-place op changing the result's sizes and strides (t_) in one run
+// must not carry into the next, though the result's bytes are planned.
+TEST(ExecutionPlanTest, AContractionResultTransposedInPlaceStaysRightRunAfterRun) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* w = g->placeholder("w");
+  Node* z = g->call_function("aten::einsum", {"ij,jk->ik", Argument::List({x, w})});
+  Node* transposed = g->call_function("aten::t_", {z});
+  Node* unsqueezed = g->call_function("aten::unsqueeze_", {transposed, 0});
+  g->output(g->call_function("aten::sum.dim_IntList", {unsqueezed, Argument::List({1})}));
+  GraphModule gm(empty_module("InPlace"), std::move(g));
+  auto plan = compile(gm);
+  for (int run = 0; run < 4; ++run) {
+    const at::Tensor a = at::randn({3, 3}), b = at::randn({3, 3});
+    const at::Tensor want = at::mm(a, b).t().unsqueeze(0).sum({1});
+    const at::Tensor got = run_tensor(*plan, {a, b});
+    EXPECT_EQ(got.sizes(), want.sizes()) << "run " << run;
+    EXPECT_TRUE(at::allclose(got, want, 1e-5, 1e-6)) << "run " << run;
+  }
+  EXPECT_EQ(plan->stats()[0].contraction_steps, 1u);
+  EXPECT_GT(plan->stats()[0].planned_bytes, 0u);
+}
+
+// torch.einsum(eq, a, b) as Python FX records it (operands as varargs), and
+// a parameter (requires_grad) as an operand: both compiled.
+TEST(ExecutionPlanTest, VarargsEinsumOnAParameterIsCompiled) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* weight = g->get_attr("weight");
+  Node* y = g->call_function("aten::einsum", {"bi,ij->bj", x, weight});
+  g->output(g->call_function("operator.add", {y, 1.0}));
+  GraphModule gm(empty_module("Linear"), std::move(g));
+  const at::Tensor weight_value = at::randn({4, 5}).requires_grad_();
+  ASSERT_TRUE(gm.add_attribute("weight", weight_value).ok());
+  auto plan = compile(gm);
+  for (int run = 0; run < 3; ++run) {
+    const at::Tensor x_value = at::randn({2, 4});
+    const at::Tensor got = run_tensor(*plan, {x_value});
+    EXPECT_TRUE(at::allclose(got, at::mm(x_value, weight_value.detach()) + 1, 1e-5, 1e-6));
+  }
+  EXPECT_EQ(plan->stats()[0].contraction_steps, 1u);
+  EXPECT_EQ(plan->stats()[0].contraction_fallbacks, 0u);
+}
+
+TEST(ExecutionPlanTest, FourThreadsShareOnePlanOfContractions) {
+  GraphModule gm = contractions();
+  auto plan = compile(gm);
+  const at::Tensor w = at::randn({3, 3});
+  std::vector<at::Tensor> inputs, want;
+  for (int i = 0; i < 16; ++i) {
+    inputs.push_back(at::randn({5, 2, 7}).narrow(2, 1, 3));
+    want.push_back(run_tensor(*plan, {inputs.back(), w}));
+  }
+  std::vector<std::vector<at::Tensor>> got(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round) {
+        for (const at::Tensor& x : inputs) got[t].push_back(run_tensor(*plan, {x, w}));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < 4; ++t) {
+    for (size_t k = 0; k < got[t].size(); ++k) {
+      EXPECT_TRUE(at::equal(got[t][k], want[k % want.size()])) << "thread " << t << " run " << k;
+    }
+  }
+  EXPECT_EQ(plan->stats()[0].contraction_fallbacks, 0u);
 }
 
 TEST(ExecutionPlanTest, ContractionsCompileOnlyWhenAskedAndUnderInferenceMode) {

@@ -283,10 +283,12 @@ c10::IValue take_returns(const c10::FunctionSchema& schema, torch::jit::Stack& s
 
 absl::StatusOr<c10::IValue> call_operator(const Node& node, const ResolvedCall& call,
                                           std::vector<c10::IValue> args,
-                                          const IValueKwargs& kwargs) {
+                                          const IValueKwargs& kwargs,
+                                          torch::jit::Stack* called_with) {
   adjust_arguments(call, args);
   auto stack = bind_arguments(*call.op.schema, std::move(args), kwargs);
   if (!stack.ok()) return node_error(node, stack.status().message());
+  if (called_with != nullptr) *called_with = *stack;
   try {
     call.op.run(*stack);
   } catch (const std::exception& e) {

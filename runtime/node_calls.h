@@ -108,10 +108,12 @@ void adjust_arguments(const ResolvedCall& call, std::vector<c10::IValue>& args);
 // tuple of several, or None.
 c10::IValue take_returns(const c10::FunctionSchema& schema, torch::jit::Stack& stack);
 
-// Binds and runs `call` on the arguments; the node's value.
+// Binds and runs `call` on the arguments; the node's value. `called_with`,
+// when given, receives the operator's stack (schema order) as it was passed.
 absl::StatusOr<c10::IValue> call_operator(const Node& node, const ResolvedCall& call,
                                           std::vector<c10::IValue> args,
-                                          const IValueKwargs& kwargs);
+                                          const IValueKwargs& kwargs,
+                                          torch::jit::Stack* called_with = nullptr);
 
 // Runs a TorchScript function or method, turning exceptions into node errors.
 absl::StatusOr<c10::IValue> call_function_body(const Node& node, torch::jit::Function& function,

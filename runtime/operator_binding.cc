@@ -137,7 +137,9 @@ absl::StatusOr<std::vector<ParamBinding>> bind_positions(
       b = {ParamBinding::kPacked, i, num_args};
       continue;
     }
-    if (i < num_args) {
+    // Keyword-only parameters after a packed list bind by keyword only:
+    // torch.einsum(eq, a, b) leaves `path` to its default.
+    if (i < num_args && i < positional_params) {
       b = {ParamBinding::kPositional, i, 0};
       continue;
     }

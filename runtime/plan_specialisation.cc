@@ -292,7 +292,15 @@ absl::Status ExecutionPlan::run_node_by_node(const std::vector<c10::IValue>& inp
         if (!call.ok()) return call.status();
         choice.call = *std::move(call);
       }
-      value = call_operator(node, choice.call, std::move(args), kwargs);
+      const bool contraction = options_.compile_contractions && options_.inference_mode &&
+                               Contraction::is_contraction(*choice.call.op.schema);
+      torch::jit::Stack called_with;
+      value = call_operator(node, choice.call, std::move(args), kwargs,
+                            contraction ? &called_with : nullptr);
+      if (contraction && value.ok() && value->isTensor()) {
+        auto compiled = Contraction::plan(*choice.call.op.schema, called_with, value->toTensor());
+        if (compiled.ok()) choice.contraction = std::make_shared<const Contraction>(*compiled);
+      }
     }
     if (!value.ok()) return value.status();
     values[i] = *std::move(value);
@@ -442,23 +450,38 @@ absl::Status build_operator_step(const Node& node, const ResolvedCall& call, Sou
   return absl::OkStatus();
 }
 
-// The operator step `step` of an einsum or tensordot compiled into a
-// strided batched matrix product, for the values the first run saw; nullptr
-// where contraction.h does not take it (the step stays an operator call).
+// The operator step `step` of an einsum or tensordot run as `contraction`
+// (compiled in the first run); nullptr where the step's arguments do not
+// allow it (it stays an operator call).
 std::shared_ptr<ContractionStep> compile_contraction(const Step& step,
                                                      const std::vector<const Argument*>& bound,
                                                      const std::vector<c10::IValue>& values,
-                                                     SourceBuilder& sources) {
-  if (!Contraction::is_contraction(*step.schema) || !values[step.slot].isTensor()) return nullptr;
-  // The operands' arguments: einsum's list of two, tensordot's first two.
+                                                     SourceBuilder& sources,
+                                                     const Contraction* contraction) {
+  if (contraction == nullptr) return nullptr;
+  // The operands' arguments: einsum's list of two (or two packed varargs,
+  // as torch.einsum(eq, a, b) passes them), tensordot's first two.
+  const bool einsum = step.schema->name() == "aten::einsum";
   std::array<const Argument*, 2> operands{};
-  if (step.schema->name() == "aten::einsum") {
+  if (einsum) {
     const Argument* list = bound.size() > 1 ? bound[1] : nullptr;
-    if (list == nullptr || !list->is_list() || list->elements().size() != 2) return nullptr;
-    operands = {&list->elements()[0], &list->elements()[1]};
+    if (list != nullptr && list->is_list() && list->elements().size() == 2) {
+      operands = {&list->elements()[0], &list->elements()[1]};
+    } else if (list == nullptr && step.args.size() > 1 && step.args[1].packed &&
+               step.args[1].from.size() == 2) {
+      operands = {step.args[1].from[0], step.args[1].from[1]};
+    } else {
+      return nullptr;
+    }
   } else {
     if (bound.size() < 2 || bound[0] == nullptr || bound[1] == nullptr) return nullptr;
     operands = {bound[0], bound[1]};
+  }
+  // The rest (equation, dims, path) is what the step was compiled for: it
+  // must be the same in every run.
+  for (size_t j = 0; j < step.args.size(); ++j) {
+    const bool operand = einsum ? j == 1 : j < 2;
+    if (!operand && step.args[j].kind != ArgSource::kConstant) return nullptr;
   }
   auto cs = std::make_shared<ContractionStep>();
   for (int k = 0; k < 2; ++k) {
@@ -470,22 +493,7 @@ std::shared_ptr<ContractionStep> compile_contraction(const Step& step,
     if (!is_tensor) return nullptr;
     cs->operands[k] = *std::move(s);
   }
-  // The stack the first run passed.
-  std::vector<c10::IValue> args;
-  for (const ArgSource& a : step.args) {
-    if (a.kind == ArgSource::kConstant) {
-      args.push_back(a.constant);
-    } else if (a.kind == ArgSource::kConvert) {
-      auto v = convert_argument(a, step, values);
-      if (!v.ok()) return nullptr;
-      args.push_back(*std::move(v));
-    } else {
-      args.push_back(values[a.slot]);
-    }
-  }
-  auto contraction = Contraction::plan(*step.schema, args, values[step.slot].toTensor());
-  if (!contraction.ok()) return nullptr;
-  cs->contraction = *std::move(contraction);
+  cs->contraction = *contraction;
   return cs;
 }
 
@@ -528,9 +536,8 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
               !s.ok()) {
             return s;
           }
-          if (options_.compile_contractions && options_.inference_mode) {
-            step.contraction = compile_contraction(step, bound, values, sources);
-          }
+          step.contraction =
+              compile_contraction(step, bound, values, sources, choice.contraction.get());
           break;
         }
         step.kind = node.op() == Op::kOutput ? StepKind::kOutput : StepKind::kCall;
@@ -642,11 +649,17 @@ void ExecutionPlan::plan_memory(const std::vector<c10::IValue>& values,
     const at::Tensor& t = values[i].toTensor();
     if (step.contraction != nullptr) {
       // Its result is new, dense and laid out as aten's; scratch lives
-      // during the step only.
+      // during the step only. (A contraction on another device than the
+      // plan's, after a .cpu(), allocates its own.)
+      if (t.device() != options_.device) continue;
       const Contraction& c = step.contraction->contraction;
       const size_t item = t.element_size();
       if (!escapes[root]) {
-        tensors.push_back({t.numel() * item, first[root], last[root]});
+        // Its size when made (a later in-place op of the first run may have
+        // resized the value).
+        size_t numel = 1;
+        for (int64_t size : c.out_sizes()) numel *= static_cast<size_t>(size);
+        tensors.push_back({numel * item, first[root], last[root]});
         placements.push_back({i, kContractionResult, 0,
                               {t.scalar_type(), c.out_sizes(), c.out_strides(), 0, 0}});
       }

@@ -12,6 +12,7 @@
 #define FX_RUNTIME_PLAN_STEPS_H_
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -54,6 +55,8 @@ struct ContractionStep {
   // Indices into RunState's planned tensors; -1: allocated by each run.
   int planned_result = -1;
   std::array<int, 3> planned_scratch{-1, -1, -1};
+  // Runs whose operands had another layout (PlanStats::contraction_fallbacks).
+  mutable std::atomic<uint64_t> fallbacks{0};
 };
 
 enum class StepKind : uint8_t { kPlaceholder, kGetAttr, kOperator, kCall, kOutput };
@@ -116,6 +119,9 @@ struct ExecutionPlan::NodeInfo {
 struct ExecutionPlan::NodeChoice {
   bool is_operator = false;
   ResolvedCall call;
+  // An einsum or tensordot compiled for the operands it was called with
+  // (before any later op of the run could change them in place).
+  std::shared_ptr<const Contraction> contraction;
   torch::jit::Function* function = nullptr;
   c10::optional<torch::jit::Method> method;
 };
