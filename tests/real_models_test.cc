@@ -124,6 +124,12 @@ TEST(ParameterStateTest, ConditionsOnAParametersDtypeAreDecidedAndChecked) {
   const std::vector<c10::IValue> inputs =
       testing::load_inputs(testing::fixture_path("t5_feed_forward.inputs.pt"));
   testing::expect_runs_like_the_module(*gm, module, inputs, "float weights");
+  // `dtype in [torch.float16, torch.bfloat16]`, which TorchScript compiles to
+  // ints, is recorded with dtypes: Python compares a torch.dtype with them.
+  const auto contains = gm->graph().find_nodes(Op::kCallFunction, "aten::__contains__.int_list");
+  ASSERT_EQ(contains.size(), 1u) << format_graph(gm->graph());
+  EXPECT_EQ(contains[0]->args().at(0),
+            Argument::List({c10::ScalarType::Half, c10::ScalarType::BFloat16}));
   torch::jit::Module norm = module.attr("layer_norm").toModule();
   norm.setattr("weight", norm.attr("weight").toTensor().to(at::kHalf));
   auto plan = ExecutionPlan::compile(*gm);  // reads the parameters afresh

@@ -36,8 +36,8 @@ struct CallEffects {
   // Per argument: what an int argument stands for when the body passes it to
   // an operator parameter that is a ScalarType, Layout or MemoryFormat
   // (F.softmax's `dtype: Optional[int]`, which TorchScript types as an int),
-  // so the call records `dtype = torch.float64`, as Python writes it; nullptr
-  // otherwise.
+  // so that a leaf function's call records `dtype = torch.float64`, as the
+  // Python function takes it; nullptr otherwise.
   std::vector<c10::TypePtr> literal_types;
 };
 

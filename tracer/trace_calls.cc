@@ -148,26 +148,10 @@ absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
     if (!called.ok()) return called.status();
     if (!callee.traced_through && called->is_node() &&
         called->to_node()->op() == Op::kCallModule) {
-      // A leaf: what its body does to its arguments, the graph must know; and
-      // ints its body uses as dtypes (layouts, ...) are written as those.
-      const CallEffects& effects = module_call_effects(target->module, name);
-      bool retyped = false;
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        if (!inputs[i].is_known() || !inputs[i].known_value().isInt()) continue;
-        auto a = to_argument(inputs[i], literal_type(effects, i, n->input(i + 1)->type()));
-        if (a.ok() && *a != values[i]) {
-          values[i] = std::move(*a);
-          retyped = true;
-        }
-      }
-      if (retyped) {
-        Arguments leaf_args;
-        Kwargs leaf_kwargs;
-        split_call_arguments((*fn)->getSchema().arguments(), 1, false, values, &leaf_args,
-                             &leaf_kwargs);
-        called->to_node()->set_args_kwargs(std::move(leaf_args), std::move(leaf_kwargs));
-      }
-      apply_call_effects(called->to_node(), values, effects);
+      // A leaf: what its body does to its arguments, the graph must know.
+      // (Its int arguments stay ints, even where its body uses them as
+      // dtypes: the call is of a TorchScript method, which takes ints.)
+      apply_call_effects(called->to_node(), values, module_call_effects(target->module, name));
       note_optional(called->to_node(), n->output()->type());
       if (name != "forward") called->to_node()->meta().set(kModuleMethodKey, name);
       // TorchScript compiles the module's hooks into this caller, where they

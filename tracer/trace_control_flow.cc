@@ -68,7 +68,7 @@ absl::StatusOr<c10::IValue> TraceEngine::decide_by_value_now(const jit::Node* n,
   const c10::IValue now = *v.traced_now();
   auto a = to_argument(v, nullptr);
   if (!a.ok()) return error(n, a.status().message());
-  const std::string where = source_of(n);
+  const std::string where = source_of(n, /*file_name_only=*/true);
   const std::string message = absl::StrCat(
       "the trace took ", where.empty() ? "a condition" : where, " as ",
       python_repr(*ivalue_to_argument(now)),

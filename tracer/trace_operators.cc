@@ -382,7 +382,7 @@ absl::Status TraceEngine::check_not_none(const jit::Node* n, const TraceValue& v
                               absl::StartsWith(declared->to_string(), "Optional[");
   if (!optional_input && !may_be_none_.contains(value)) return absl::OkStatus();
   if (!checked_not_none_.insert(value).second) return absl::OkStatus();
-  const std::string where = source_of(n);
+  const std::string where = source_of(n, /*file_name_only=*/true);
   std::string message;
   if (optional_input) {
     message = absl::StrCat(
