@@ -26,6 +26,7 @@ Builtin builtin_for(absl::string_view target) {
   if (target == kGetAttrTarget) return Builtin::kGetAttr;
   if (target == kAssertTarget) return Builtin::kAssert;
   if (target == kAssertIsNoneTarget) return Builtin::kAssertIsNone;
+  if (target == kAssertIsNotNoneTarget) return Builtin::kAssertIsNotNone;
   return Builtin::kNone;
 }
 
@@ -189,6 +190,13 @@ absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
       if (args[0].isNone()) return c10::IValue();
       const std::string message = args.size() == 2 && args[1].isString() ? args[1].toStringRef()
                                                                         : "value is not None";
+      return node_error(node, absl::StrCat("assertion failed: ", message));
+    }
+    case Builtin::kAssertIsNotNone: {
+      if (args.empty() || args.size() > 2) return node_error(node, "expects (value, message)");
+      if (!args[0].isNone()) return c10::IValue();
+      const std::string message = args.size() == 2 && args[1].isString() ? args[1].toStringRef()
+                                                                        : "value is None";
       return node_error(node, absl::StrCat("assertion failed: ", message));
     }
     case Builtin::kNone:

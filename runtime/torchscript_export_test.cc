@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/well_known.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -191,6 +192,49 @@ TEST(TorchScriptExportTest, RefusesWhatTorchScriptCannotExpressNamingTheNode) {
     auto exported = export_to_torchscript(gm);
     ASSERT_FALSE(exported.ok());
     EXPECT_THAT(exported.status().message(), HasSubstr("cannot export node 'relu' (aten::relu)"));
+  }
+}
+
+TEST(TorchScriptExportTest, CompilerMessagesEndWithTheirReason) {
+  // TorchScript's message introduces the quoted source with a colon on its
+  // first line: the refusal states the reason without it.
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->output(g->call_function("torch.fx.nope", {x}));
+  GraphModule gm(empty_module("Builtin"), std::move(g));
+  auto exported = export_to_torchscript(gm);
+  ASSERT_FALSE(exported.ok());
+  const std::string message(exported.status().message());
+  EXPECT_THAT(message, HasSubstr("cannot export node 'nope' (torch.fx.nope) to TorchScript: "));
+  EXPECT_NE(message.back(), ':') << message;
+}
+
+TEST(TorchScriptExportTest, ChecksOfOptionalArgumentsBecomeAssertions) {
+  // torch.fx's concrete_args check and the tracer's check of an Optional it
+  // took as given, which refines the argument's type for what follows.
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* y = g->placeholder("y", "typing.Optional[torch.Tensor]", Argument());
+  y->meta().set(kTorchScriptTypeKey, "Optional[Tensor]");
+  Node* z = g->placeholder("z", "typing.Optional[torch.Tensor]", Argument());
+  z->meta().set(kTorchScriptTypeKey, "Optional[Tensor]");
+  g->call_function(kAssertIsNoneTarget, {y, "y is specialized to None"});
+  g->call_function(kAssertIsNotNoneTarget, {z, "z was traced as given"});
+  g->output(g->call_function("aten::add.Tensor", {x, z}));
+  GraphModule gm(empty_module("Optionals"), std::move(g));
+  auto exported = export_to_torchscript(gm);
+  ASSERT_TRUE(exported.ok()) << exported.status() << "\n" << torchscript_source(gm);
+  const at::Tensor one = at::ones({2});
+  EXPECT_TRUE(at::equal(exported->forward({one, c10::IValue(), one}).toTensor(), one * 2));
+  for (const auto& [y_value, z_value, message] :
+       {std::make_tuple(c10::IValue(one), c10::IValue(one), "y is specialized to None"),
+        std::make_tuple(c10::IValue(), c10::IValue(), "z was traced as given")}) {
+    try {
+      exported->forward({one, y_value, z_value});
+      ADD_FAILURE() << "no assertion: " << message;
+    } catch (const std::exception& e) {
+      EXPECT_THAT(e.what(), HasSubstr(message));
+    }
   }
 }
 

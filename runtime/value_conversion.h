@@ -14,6 +14,9 @@
 #define FX_RUNTIME_VALUE_CONVERSION_H_
 
 #include <functional>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/core/ivalue.h>
@@ -47,6 +50,16 @@ bool type_contains_tensor(const c10::TypePtr& type);
 // The kind of literal an int stands for under `type`: dtype, layout, memory
 // format, or a plain int (TorchScript passes all four as int).
 Argument int_as_literal(int64_t value, const c10::TypePtr& type);
+
+// A NamedTuple's class as the graph names it (`torchvision.models.googlenet.
+// GoogLeNetOutputs`, the Python qualified name) and its fields, for a
+// TorchScript NamedTuple type (`__torch__.torchvision...`); nullopt for other
+// types.
+std::optional<std::pair<std::string, std::vector<std::string>>> named_tuple_of(
+    const c10::TypePtr& type);
+// The TorchScript qualified name of a class the graph names by its Python
+// name: `__torch__.` in front.
+std::string torchscript_class_name(absl::string_view python_name);
 
 // `T` for `Optional[T]`; any other type (or nullptr) unchanged.
 c10::TypePtr without_optional(const c10::TypePtr& type);

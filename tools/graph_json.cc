@@ -99,8 +99,8 @@ absl::StatusOr<Argument> argument_from_json(const Json& json, const NodesByName&
   }
   if (!json.is_object() || json.size() != 1) {
     return bad(where, "an argument is null, a boolean, a number, a string, an array or an object "
-                      "with one key (node, tuple, dict, float, dtype, device, layout, "
-                      "memory_format)");
+                      "with one key (node, tuple, named_tuple, dict, float, dtype, device, "
+                      "layout, memory_format)");
   }
   if (auto f = non_finite_float(json)) return Argument(*f);
   // (Not a structured binding of `*json.items().begin()`: that binds to a
@@ -126,6 +126,26 @@ absl::StatusOr<Argument> argument_from_json(const Json& json, const NodesByName&
     auto items = elements(value, at);
     if (!items.ok()) return items.status();
     return Argument::Tuple(*std::move(items));
+  }
+  if (key == "named_tuple") {
+    // {"class": "torchvision.models.googlenet.GoogLeNetOutputs", "fields": [...], "items": [...]}
+    if (!value.is_object() || value.size() != 3 || !value.contains("class") ||
+        !value.contains("fields") || !value.contains("items")) {
+      return bad(at, "expected an object with keys class, fields and items");
+    }
+    const Json& type_name = value["class"];
+    const Json& fields = value["fields"];
+    if (!type_name.is_string() || type_name.get_ref<const std::string&>().empty()) {
+      return bad(at + ".class", "expected the NamedTuple's class, a non-empty string");
+    }
+    auto items = elements(value["items"], at + ".items");
+    if (!items.ok()) return items.status();
+    if (!fields.is_array() || fields.size() != items->size() ||
+        !std::all_of(fields.begin(), fields.end(), [](const Json& f) { return f.is_string(); })) {
+      return bad(at + ".fields", "expected one field name (a string) per item");
+    }
+    return Argument::NamedTuple(type_name.get<std::string>(),
+                                fields.get<std::vector<std::string>>(), *std::move(items));
   }
   if (key == "dict") {
     if (!value.is_object()) return bad(at, absl::StrCat("expected an object, found ", json_kind(value)));
@@ -179,6 +199,11 @@ Json argument_to_json(const Argument& arg) {
       Json items = Json::array();
       for (const Argument& a : arg.elements()) items.push_back(argument_to_json(a));
       if (arg.is_list()) return items;
+      if (arg.is_named_tuple()) {
+        return Json{{"named_tuple", Json{{"class", arg.tuple_type_name()},
+                                         {"fields", arg.tuple_fields()},
+                                         {"items", std::move(items)}}}};
+      }
       return Json{{"tuple", std::move(items)}};
     }
     case Argument::Kind::kDict: {
