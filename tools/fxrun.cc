@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 
@@ -51,6 +52,7 @@
 #include "tools/command_line.h"
 #include "tools/graph_dot.h"
 #include "tools/graph_file.h"
+#include "tools/input_file.h"
 #include "tools/model_file.h"
 #include "tools/output_file.h"
 #include "tools/run_model.h"
@@ -381,9 +383,15 @@ int run(int argc, char** argv) {
     if (!shapes.ok()) fail(shapes.status().message());
     input_shapes = *std::move(shapes);
   }
+  for (const char* flag : {"atol", "rtol"}) {
+    if (given(flag) && !check) {
+      fail(absl::StrCat("--", flag, " is a tolerance of --check, which compares the graph's "
+                        "outputs with the original module's: add --check"));
+    }
+  }
   if (!run_graph_too) {
     const bool passes_given = !absl::GetFlag(FLAGS_passes).empty();
-    for (const char* flag : {"device", "input_shape", "input", "atol", "rtol", "threads"}) {
+    for (const char* flag : {"device", "input_shape", "input", "threads"}) {
       const bool input_flag = absl::StartsWith(flag, "input");
       if (given(flag) && !(input_flag && passes_given)) {
         fail(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}),
@@ -397,6 +405,14 @@ int run(int argc, char** argv) {
     run_options.device = *device;
     if (run_options.repeat < 1 || run_options.warmup < 0 || absl::GetFlag(FLAGS_threads) < 0) {
       fail("--repeat takes a count of at least 1, --warmup and --threads counts of at least 0");
+    }
+    // More threads than the machine runs at once only slow the run down (and
+    // a huge count would take the machine's memory making them).
+    const unsigned hardware_threads = std::max(1u, std::thread::hardware_concurrency());
+    if (static_cast<unsigned>(absl::GetFlag(FLAGS_threads)) > hardware_threads) {
+      fail(absl::StrCat("--threads=", absl::GetFlag(FLAGS_threads), " is more than the ",
+                        hardware_threads, " threads this machine runs at once; give at most ",
+                        hardware_threads, " (or 0 for libtorch's default)"));
     }
     if (!(run_options.atol >= 0) || !(run_options.rtol >= 0)) {
       fail("--atol and --rtol take non-negative numbers");
@@ -417,6 +433,7 @@ int run(int argc, char** argv) {
     if (model_path.empty()) fail("no --model given and the bundled ResNet-18 is not in the runfiles");
   }
   std::vector<std::string> inputs = {model_path};
+  inputs.insert(inputs.end(), command_line->flagfiles.begin(), command_line->flagfiles.end());
   std::vector<std::string> plugin_paths;
   std::vector<std::string> op_libraries;
   for (const auto& [flag, value] : command_line->occurrences) {
@@ -499,6 +516,10 @@ int run(int argc, char** argv) {
   if (given("graph")) {
     auto text = read_regular_file(graph_path, "--graph");
     if (!text.ok()) fail(text.status().message());
+    if (text->empty()) {
+      fail(absl::StrCat("--graph ", path_for_message(graph_path),
+                        " is empty; give a graph file written by fxrun --emit=json"));
+    }
     if (absl::GetFlag(FLAGS_training) != model->is_training()) {
       model->train(absl::GetFlag(FLAGS_training));
     }

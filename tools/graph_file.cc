@@ -10,8 +10,6 @@
 #include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
-#include <ATen/EmptyTensor.h>
-
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
@@ -19,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
 #include "core/naming.h"
+#include "tools/archive_check.h"
 #include "tools/graph_json.h"
 #include "tracer/module_ref.h"
 
@@ -75,39 +74,6 @@ bool names_the_function(const std::string& python_name, absl::string_view target
   return absl::StartsWith(bare, target.substr(b + 1));
 }
 
-// A tensor whose sizes, strides and offset reach past its storage (a crafted
-// pickle) would read other memory: refused, as every tensor inside `value`.
-absl::Status check_tensors_in_bounds(const c10::IValue& value) {
-  if (value.isTensor()) {
-    const at::Tensor& t = value.toTensor();
-    if (!t.defined() || t.is_sparse() || !t.has_storage()) return absl::OkStatus();
-    size_t needed = 0;
-    try {
-      needed = at::detail::computeStorageNbytes(t.sizes(), t.strides(), t.itemsize(),
-                                                static_cast<size_t>(t.storage_offset()));
-    } catch (const std::exception&) {
-      return absl::InvalidArgumentError("a tensor's sizes overflow");
-    }
-    if (t.storage_offset() < 0 || needed > t.storage().nbytes()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a tensor reaches past its storage (", needed, " bytes of ", t.storage().nbytes(), ")"));
-    }
-    return absl::OkStatus();
-  }
-  std::vector<c10::IValue> children;
-  if (value.isTuple()) {
-    for (const c10::IValue& v : value.toTupleRef().elements()) children.push_back(v);
-  } else if (value.isList()) {
-    for (const c10::IValue& v : value.toListRef()) children.push_back(v);
-  } else if (value.isGenericDict()) {
-    for (const auto& entry : value.toGenericDict()) children.push_back(entry.value());
-  }
-  for (const c10::IValue& child : children) {
-    if (absl::Status s = check_tensors_in_bounds(child); !s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
-
 absl::Status bad(absl::string_view file, const std::string& where, absl::string_view what) {
   return absl::InvalidArgumentError(
       absl::StrCat(path_for_message(std::string(file)), ": ", where, ": ", what));
@@ -160,6 +126,9 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
       if (!entry.is_object() || !entry.contains("pickle") || !entry["pickle"].is_string() ||
           !absl::Base64Unescape(entry["pickle"].get<std::string>(), &bytes)) {
         return bad(file_name, where, "expected {\"pickle\": base64 of torch.save's pickle}");
+      }
+      if (absl::Status s = check_archive_bytes(bytes); !s.ok()) {
+        return bad(file_name, where, absl::StrCat("the pickle is refused: ", s.message()));
       }
       c10::IValue value;
       try {
