@@ -565,7 +565,9 @@ int run(int argc, char** argv) {
     }
   }
   if (emit == "json") {
-    out << graph_file_text(*gm);
+    auto text = graph_file_text(*gm);
+    if (!text.ok()) fail(absl::StrCat("--emit=json: ", text.status().message()));
+    out << *text;
   } else if (emit_picture) {
     out << picture(gm->graph(), emit, dot_program);
   } else {

@@ -1,6 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tools/graph_file.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -8,8 +10,10 @@
 
 #include <nlohmann/json.hpp>
 #include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/mobile/type_parser.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
@@ -17,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
 #include "core/naming.h"
+#include "core/well_known.h"
 #include "tools/archive_check.h"
 #include "tools/graph_json.h"
 #include "tracer/module_ref.h"
@@ -27,7 +32,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr char kFormat[] = "fx-graph";
 
-std::string graph_file_text(const GraphModule& gm) {
+absl::StatusOr<std::string> graph_file_text(const GraphModule& gm) {
   Json graph = graph_to_json(gm.graph());
   Json out = {{"format", kFormat}, {"version", kGraphFileVersion}, {"class_name", gm.class_name()}};
   out["nodes"] = std::move(graph["nodes"]);
@@ -49,6 +54,7 @@ std::string graph_file_text(const GraphModule& gm) {
     out["attributes"][name] = {
         {"pickle", absl::Base64Escape(absl::string_view(bytes.data(), bytes.size()))}};
   }
+  if (absl::Status s = check_utf8_strings(out); !s.ok()) return s;
   return out.dump(2) + "\n";
 }
 
@@ -74,6 +80,105 @@ bool names_the_function(const std::string& python_name, absl::string_view target
   return absl::StartsWith(bare, target.substr(b + 1));
 }
 
+bool is_python_keyword(absl::string_view name) {
+  static constexpr absl::string_view kKeywords[] = {
+      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+      "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+      "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
+      "try", "while", "with", "yield"};
+  return std::find(std::begin(kKeywords), std::end(kKeywords), name) != std::end(kKeywords);
+}
+
+// The Python spelling of a type the tracer writes (python_annotation in the
+// tracer), as TorchScript's type parser spells it; other names as they are.
+std::string torchscript_atom(absl::string_view python) {
+  if (python == "torch.Tensor") return "Tensor";
+  if (python == "torch.device") return "Device";
+  if (python == "None") return "NoneType";
+  if (absl::ConsumePrefix(&python, "typing.")) return std::string(python);
+  return std::string(python);
+}
+
+// A node's type is pasted into printed code and exported source as it is
+// written, so it must be a type annotation (dotted names, with brackets and
+// commas) of types TorchScript knows; a placeholder's must be its argument's
+// TorchScript type (meta _torchscript_type), which the interpreter checks
+// inputs against.
+absl::Status check_node_type(const Node& n, const torch::jit::Module& model) {
+  const std::string& type = n.type();
+  if (type.empty()) return absl::OkStatus();
+  constexpr int kMaxTypeNesting = 32;
+  std::string torchscript;
+  int depth = 0;
+  bool expect_name = true;  // after '[' or ',', and at the start
+  size_t i = 0;
+  auto not_annotation = [&]() {
+    return absl::InvalidArgumentError(absl::StrCat(
+        quote_for_message(type), " is not a type annotation (names such as torch.Tensor, "
+                                 "typing.Optional[int], with brackets and commas)"));
+  };
+  while (i < type.size()) {
+    const char c = type[i];
+    if (c == ' ') {
+      ++i;
+    } else if (expect_name) {
+      size_t end = i;
+      while (end < type.size() && (absl::ascii_isalnum(type[end]) || type[end] == '_' || type[end] == '.')) ++end;
+      const absl::string_view name = absl::string_view(type).substr(i, end - i);
+      for (absl::string_view atom : absl::StrSplit(name, '.')) {
+        if (!is_python_identifier(atom)) return not_annotation();
+      }
+      torchscript += torchscript_atom(name);
+      expect_name = false;
+      i = end;
+    } else if (c == '[') {
+      if (++depth > kMaxTypeNesting) return not_annotation();
+      torchscript += c;
+      expect_name = true;
+      ++i;
+    } else if (c == ',' && depth > 0) {
+      torchscript += ", ";
+      expect_name = true;
+      ++i;
+    } else if (c == ']' && depth > 0) {
+      --depth;
+      torchscript += c;
+      ++i;
+    } else {
+      return not_annotation();
+    }
+  }
+  if (depth != 0 || expect_name) return not_annotation();
+  c10::TypePtr parsed;
+  try {
+    parsed = c10::parseType(torchscript);
+  } catch (const std::exception&) {
+    // A class of the model (a NamedTuple): its qualified name.
+    if (model._ivalue()->compilation_unit()->get_type(c10::QualifiedName(torchscript)) != nullptr) {
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(quote_for_message(type), " names no type TorchScript knows"));
+  }
+  const MetaValue* declared = n.meta().find(kTorchScriptTypeKey);
+  if (n.op() != Op::kPlaceholder || declared == nullptr || !declared->is_string()) {
+    return absl::OkStatus();
+  }
+  c10::TypePtr expected;
+  try {
+    expected = c10::parseType(declared->to_string());
+  } catch (const std::exception&) {
+    return absl::OkStatus();  // a type the interpreter does not check either
+  }
+  if (*parsed != *expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        quote_for_message(type), " is not the type of forward's argument ",
+        quote_for_message(n.target()), " (", quote_for_message(declared->to_string()),
+        " in its meta _torchscript_type)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status bad(absl::string_view file, const std::string& where, absl::string_view what) {
   return absl::InvalidArgumentError(
       absl::StrCat(path_for_message(std::string(file)), ": ", where, ": ", what));
@@ -83,6 +188,11 @@ absl::Status bad(absl::string_view file, const std::string& where, absl::string_
 
 absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::Module model,
                                             absl::string_view file_name) {
+  auto in_file = [&](const absl::Status& s) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_for_message(std::string(file_name)), ": ", s.message()));
+  };
+  if (absl::Status s = check_json_text_nesting(text); !s.ok()) return in_file(s);
   Json json;
   try {
     json = Json::parse(text.begin(), text.end());
@@ -90,7 +200,7 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
     // Syntax errors say line and column; numbers beyond a double (1e400) too.
     return bad(file_name, "not JSON", escape_for_message(e.what()));
   }
-  if (absl::Status s = check_json_nesting(json); !s.ok()) return bad(file_name, "the document", s.message());
+  if (absl::Status s = check_json_nesting(json); !s.ok()) return in_file(s);
   if (!json.is_object() || !json.contains("format") || json["format"] != kFormat) {
     return bad(file_name, "the document",
                "not a graph file (no \"format\": \"fx-graph\"; fxrun --emit=json writes them)");
@@ -109,9 +219,15 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
   if (json.contains("class_name")) {
     if (!json["class_name"].is_string()) return bad(file_name, "class_name", "expected a string");
     class_name = json["class_name"].get<std::string>();
-    if (!is_python_identifier(class_name)) {
+    if (!is_python_identifier(class_name) || is_python_keyword(class_name)) {
       return bad(file_name, "class_name",
-                 absl::StrCat(quote_for_message(class_name), " is not a Python identifier"));
+                 absl::StrCat(quote_for_message(class_name),
+                              " is not a Python identifier that is not a keyword"));
+    }
+  }
+  for (const Node* n : (*graph)->nodes()) {
+    if (absl::Status s = check_node_type(*n, model); !s.ok()) {
+      return bad(file_name, absl::StrCat("node ", quote_for_message(n->name()), ".type"), s.message());
     }
   }
   GraphModule gm(model, *std::move(graph), class_name);
