@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -32,8 +33,11 @@ class FixpointOptions : public OptionSet {
 
  protected:
   absl::Status validate_options() override {
-    if (*max_iterations < 1) {
-      return absl::InvalidArgumentError("option 'max_iterations' must be at least 1");
+    // Rounds are counted in an int.
+    if (*max_iterations < 1 || *max_iterations > std::numeric_limits<int>::max()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "option 'max_iterations' must be from 1 to ", std::numeric_limits<int>::max(), ", not ",
+          *max_iterations));
     }
     return absl::OkStatus();
   }

@@ -9,6 +9,8 @@
 namespace fx {
 namespace {
 
+constexpr int kMaxGroupNesting = 32;
+
 bool is_name_char(char c) {
   return absl::ascii_isalnum(c) || c == '_' || c == '-' || c == '.';
 }
@@ -58,8 +60,15 @@ class Parser {
       skip_spaces();
     }
     if (!at_end() && peek() == '(') {
+      // Groups are parsed (and run) recursively: a bound keeps a crafted
+      // pipeline from exhausting the stack.
+      if (++depth_ > kMaxGroupNesting) {
+        return error(absl::StrCat("groups nest deeper than ", kMaxGroupNesting,
+                                  " levels; no pipeline needs that"));
+      }
       ++pos_;
       auto nested = parse_list(/*nested=*/true);
+      --depth_;
       if (!nested.ok()) return nested.status();
       if (at_end()) return error("expected ')' to close the group of '" + element.name + "'");
       ++pos_;
@@ -126,6 +135,7 @@ class Parser {
 
   absl::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;  // groups open at pos_
 };
 
 // `value` as it must be written to read back: as it is, or quoted (with

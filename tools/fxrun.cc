@@ -417,11 +417,9 @@ int run(int argc, char** argv) {
     if (!(run_options.atol >= 0) || !(run_options.rtol >= 0)) {
       fail("--atol and --rtol take non-negative numbers");
     }
-    if (!example_inputs) {
-      if (given("model")) {
-        fail("--run needs inputs: --input-shape=1,3,224,224 (one shape per placeholder, ';' "
-             "between) or --input=FILE (saved with torch.save)");
-      }
+    // Without inputs, a model given must be one whose forward takes none:
+    // checked once its graph is known.
+    if (!example_inputs && !given("model")) {
       input_shapes = {InputShape{c10::ScalarType::Float, {1, 3, 224, 224}}};  // the bundled ResNet-18's
     }
   }
@@ -534,6 +532,18 @@ int run(int argc, char** argv) {
       fail(absl::StrCat("cannot trace ",
                         model_path == "-" ? "the model" : path_for_message(model_path), ": ",
                         gm.status().message()));
+    }
+  }
+
+  if (run_graph_too && !example_inputs && given("model")) {
+    std::vector<std::string> placeholders;
+    for (const Node* n : gm->graph().nodes()) {
+      if (n->op() == Op::kPlaceholder) placeholders.push_back(n->name());
+    }
+    if (!placeholders.empty()) {
+      fail(absl::StrCat("--run needs inputs for forward's ", absl::StrJoin(placeholders, ", "),
+                        ": --input-shape=1,3,224,224 (one shape per placeholder, ';' between) or "
+                        "--input=FILE (saved with torch.save)"));
     }
   }
 

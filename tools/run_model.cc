@@ -160,7 +160,17 @@ absl::StatusOr<std::vector<InputShape>> parse_input_shapes(absl::string_view tex
       shape.dtype = *dtype;
       dims = part.substr(colon + 1);
     }
-    for (absl::string_view dim : absl::StrSplit(dims, ',', absl::SkipWhitespace())) {
+    // An empty shape is a scalar; otherwise no size may be empty (`2,4,`
+    // is a mistake, not a 2x4 tensor).
+    std::vector<absl::string_view> sizes;
+    if (!absl::StripAsciiWhitespace(dims).empty()) sizes = absl::StrSplit(dims, ',');
+    for (absl::string_view dim : sizes) {
+      if (absl::StripAsciiWhitespace(dim).empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--input-shape ", quote_for_message(text), " has an empty size in ",
+            quote_for_message(part), " (a comma too many?): sizes are non-negative integers, as "
+            "in 1,3,224,224 (';' between inputs)"));
+      }
       int64_t n = 0;
       if (!absl::SimpleAtoi(dim, &n) || n < 0 || n > (int64_t{1} << 32)) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -174,21 +184,52 @@ absl::StatusOr<std::vector<InputShape>> parse_input_shapes(absl::string_view tex
   return shapes;
 }
 
-std::vector<c10::IValue> random_inputs(const std::vector<InputShape>& shapes,
-                                       const c10::Device& device) {
+absl::StatusOr<std::vector<c10::IValue>> random_inputs(const std::vector<InputShape>& shapes,
+                                                       const c10::Device& device) {
+  // What the inputs take, before taking it: an overflowing shape would make
+  // libtorch throw, and one larger than the machine would fail (or be
+  // killed) allocating. Meta tensors take nothing.
+  uint64_t total = 0;
+  for (const InputShape& s : shapes) {
+    uint64_t bytes = c10::elementSize(s.dtype);
+    bool overflow = false;
+    for (int64_t n : s.sizes) overflow = overflow || __builtin_mul_overflow(bytes, uint64_t(n), &bytes);
+    overflow = overflow || bytes > uint64_t{INT64_MAX} || __builtin_add_overflow(total, bytes, &total);
+    if (overflow) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--input-shape: a tensor of shape [", absl::StrJoin(s.sizes, ", "),
+          "] has more bytes than a tensor can hold; give smaller sizes"));
+    }
+  }
+  const uint64_t memory = physical_memory_bytes();
+  if (!device.is_meta() && memory != 0 && total > memory) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "--input-shape: the inputs take %.1f GiB, more than this machine's memory (%.1f GiB); "
+        "give smaller sizes",
+        total / double(1 << 30), memory / double(1 << 30)));
+  }
   at::manual_seed(0);
   std::vector<c10::IValue> inputs;
-  for (const InputShape& s : shapes) {
-    at::Tensor t;
-    if (c10::isFloatingType(s.dtype)) {
-      t = at::randn(s.sizes, at::TensorOptions().dtype(at::kFloat)).to(s.dtype);
-    } else if (s.dtype == c10::ScalarType::Bool) {
-      t = at::randint(0, 2, s.sizes, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
-    } else {
-      t = at::randint(0, 10, s.sizes, at::TensorOptions().dtype(s.dtype));
+  try {
+    for (const InputShape& s : shapes) {
+      if (device.is_meta()) {
+        inputs.push_back(at::empty(s.sizes, at::TensorOptions().dtype(s.dtype).device(device)));
+        continue;
+      }
+      at::Tensor t;
+      if (c10::isFloatingType(s.dtype)) {
+        t = at::randn(s.sizes, at::TensorOptions().dtype(at::kFloat)).to(s.dtype);
+      } else if (s.dtype == c10::ScalarType::Bool) {
+        t = at::randint(0, 2, s.sizes, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
+      } else {
+        t = at::randint(0, 10, s.sizes, at::TensorOptions().dtype(s.dtype));
+      }
+      inputs.push_back(t.to(device));
     }
-    inputs.push_back(device.is_meta() ? at::empty_like(t, t.options().device(device))
-                                      : t.to(device));
+  } catch (const std::exception& e) {
+    return absl::ResourceExhaustedError(absl::StrCat("--input-shape: cannot make the inputs on ",
+                                                     device.str(), ": ",
+                                                     first_line_of(exception_message(e))));
   }
   return inputs;
 }
