@@ -1,6 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "plugins/pipeline_text.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -156,6 +158,10 @@ std::string quote_if_needed(const std::string& value) {
 }
 
 }  // namespace
+
+bool is_pipeline_name(absl::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), is_name_char);
+}
 
 absl::StatusOr<std::vector<PipelineElement>> parse_pipeline(absl::string_view text) {
   return Parser(text).parse();

@@ -38,6 +38,10 @@ struct PipelineElement {
 };
 
 absl::StatusOr<std::vector<PipelineElement>> parse_pipeline(absl::string_view text);
+
+// True when `name` can be written in pipeline text as a pass, tracer
+// extension or option name: letters, digits, '_', '-' and '.', at least one.
+bool is_pipeline_name(absl::string_view name);
 std::string print_pipeline(const std::vector<PipelineElement>& pipeline);
 
 }  // namespace fx

@@ -112,7 +112,7 @@ TEST(FxrunErrorsTest, PluginsThatWouldCrashAreRefused) {
   expect_error(fxrun("--plugin=" + runfile("tests/plugins/libdata_entry_point.so")),
                "its fxGetPluginInfo is not a function", "data entry point");
   expect_error(fxrun("--plugin=" + runfile("tests/plugins/libthrowing.so")),
-               "failed while registering: cannot find my configuration file", "throwing");
+               "threw while registering: cannot find my configuration file", "throwing");
 }
 
 TEST(FxrunErrorsTest, CustomOperatorsNameTheOperatorAndLoadWithOpLibrary) {

@@ -46,6 +46,7 @@
 #include "core/well_known.h"
 #include "passes/pass_manager.h"
 #include "plugins/pipeline_text.h"
+#include "plugins/plugin_guard.h"
 #include "plugins/plugin_loader.h"
 #include "plugins/registry.h"
 #include "tools/cpp/runfiles/runfiles.h"
@@ -57,6 +58,7 @@
 #include "tools/output_file.h"
 #include "tools/run_model.h"
 #include "runtime/devices.h"
+#include "runtime/operator_binding.h"
 #include "runtime/torchscript_export.h"
 #include "tracer/tracer.h"
 
@@ -483,6 +485,7 @@ int run(int argc, char** argv) {
   };
 
   for (const std::string& library : op_libraries) {
+    if (absl::Status s = check_shared_library_size(library, "--op-library"); !s.ok()) fail(s.message());
     if (absl::Status s = load_operator_library(library); !s.ok()) fail(s.message());
   }
   if (absl::GetFlag(FLAGS_builtin_plugins)) load_builtin_plugins(runfiles.get());
@@ -526,7 +529,12 @@ int run(int argc, char** argv) {
   } else {
     Tracer tracer;
     configure_tracer(tracer);
-    gm = tracer.trace(*model);
+    try {
+      gm = tracer.trace(*model);
+    } catch (const std::exception& e) {  // a tracer extension's, described (plugins/plugin_guard.h)
+      fail(absl::StrCat("cannot trace ", model_path == "-" ? "the model" : path_for_message(model_path),
+                        ": ", e.what()));
+    }
     for (const std::string& w : tracer.warnings()) warn(w);
     if (!gm.ok()) {
       fail(absl::StrCat("cannot trace ",
@@ -601,4 +609,19 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace fx
 
-int main(int argc, char** argv) { return fx::run(argc, argv); }
+int main(int argc, char** argv) {
+  // A crash in a plugin names the plugin and what it was doing.
+  fx::install_crash_report("fxrun");
+  // Every error a user can cause is a Status with its own message; an
+  // exception that escapes anyway is still one line and exit status 1.
+  try {
+    return fx::run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    fx::fail("out of memory; give smaller inputs (or a smaller model), or free memory");
+  } catch (const std::exception& e) {
+    fx::fail(absl::StrCat("unexpected error (a bug; please report it with the command line): ",
+                          fx::first_line_of(fx::exception_message(e))));
+  } catch (...) {
+    fx::fail("unexpected error that is not a std::exception (a bug; please report it)");
+  }
+}
