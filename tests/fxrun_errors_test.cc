@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include <torch/script.h>
+
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -36,6 +38,12 @@ std::string tmp(const std::string& name) { return absl::StrCat(getenv("TEST_TMPD
 
 void write(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string repeat(absl::string_view text, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out.append(text.data(), text.size());
+  return out;
 }
 
 // One error line, status 1.
@@ -206,6 +214,137 @@ TEST(FxrunErrorsTest, InliningAModuleWithOverloadedForwardSaysWhy) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("its forward is overloaded in TorchScript"));
   EXPECT_THAT(r.err, Not(HasSubstr("has no method")));
+}
+
+// ---- A hostile user (issues 20 and 25) ------------------------------------
+
+TEST(FxrunErrorsTest, PipelinesNestedWithoutEndAreErrors) {
+  // Parsed, built and run recursively: 10,000 groups exhausted the stack.
+  const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt");
+  for (bool closed : {true, false}) {
+    const std::string pipeline =
+        repeat("fixpoint(", 10000) + "dce" + (closed ? repeat(")", 10000) : "");
+    const std::string what = closed ? "closed" : "unclosed";
+    expect_error(fxrun(m1 + " --passes='" + pipeline + "'"),
+                 "at character 297: groups nest deeper than 32 levels", what);
+    const std::string flags = tmp("deep_pipeline.txt");
+    write(flags, m1 + "\n--passes=" + pipeline + "\n");
+    expect_error(fxrun("--flagfile=" + flags), "groups nest deeper than 32 levels", what + " flagfile");
+  }
+}
+
+TEST(FxrunErrorsTest, TextJsonCannotHoldIsAnErrorNotAnAbort) {
+  const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt");
+  // (printf's \377: the byte 0xff, which no UTF-8 text holds.)
+  expect_error(fxrun(m1 + " --tracer=\"$(printf 'module_path,tagging{tag=\\377}')\" --emit=json"),
+               "--emit=json: nodes[2].meta.tag: '\\xff' is not UTF-8 text, which is all JSON can "
+               "hold",
+               "tag");
+  // A string argument fixed by --concrete-args lands in the graph's check.
+  torch::jit::Module mode("Mode");
+  mode.define("def forward(self, x, mode: str):\n    if mode == 'neg':\n        return -x\n    return x\n");
+  const std::string model = tmp("mode.pt");
+  mode.save(model);
+  const std::string mode_ff = " --concrete-args=\"$(printf 'mode=\\377')\"";
+  expect_error(fxrun("--model=" + model + mode_ff + " --emit=json"),
+               "--emit=json: nodes[3].args[1]: \"mode has been specialized to have value '\\xff' "
+               "but got another value\" is not UTF-8 text",
+               "concrete-args");
+  // --print shows any bytes.
+  Result printed = fxrun("--model=" + model + mode_ff + " --print=code");
+  EXPECT_EQ(printed.exit_code, 0) << printed.err;
+}
+
+TEST(FxrunErrorsTest, InputShapesThatCannotBeMadeAreErrors) {
+  const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt");
+  expect_error(fxrun(m1 + " --run --input-shape=4294967296,4294967296,4"),
+               "a tensor of shape [4294967296, 4294967296, 4] has more bytes than a tensor can hold",
+               "overflow");
+  // 561 GiB of example inputs: more than any machine this runs on.
+  expect_error(fxrun("--passes='shape_prop{device=meta}' --input-shape=1000000,3,224,224 "
+                     "--print=none"),
+               "GiB, more than this machine's memory", "memory");
+  // An empty size is a mistake, not a shorter shape (1,,2 used to run as [1, 2]
+  // and fail in a node).
+  for (const char* shape : {"2,4,", "4,,4", ",2,4", "1,,2"}) {
+    Result r = fxrun(m1 + " --run --input-shape=" + shape);
+    expect_error(r, absl::StrCat("--input-shape '", shape, "' has an empty size"), shape);
+    EXPECT_THAT(r.err, Not(HasSubstr("node"))) << shape;
+  }
+}
+
+TEST(FxrunErrorsTest, NothingWaitsOnWhatDoesNotEnd) {
+  const std::string fifo = tmp("flags.fifo");
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_error(fxrun("--flagfile=" + fifo),
+               "cannot read --flagfile " + fifo + ": it is not a regular file but a FIFO", "fifo");
+  expect_error(fxrun("--flagfile=/dev/zero"), "it is not a regular file but a device", "zeros");
+  // A directory used to read as no flags at all, and the run went on.
+  expect_error(fxrun(absl::StrCat("--flagfile=", getenv("TEST_TMPDIR"))), "it is a directory", "dir");
+  // An endless stream on standard input is refused from its first bytes.
+  expect_error(fxrun("--model=- < /dev/zero"),
+               "--model=-: standard input does not start as the file should", "stdin zeros");
+  // Threads beyond the machine: an error, not 100,000 threads made.
+  expect_error(fxrun("--model=" + runfile("tests/fixtures/m1.pt") +
+                     " --run --input-shape=4 --threads=100000 --print=none"),
+               "--threads=100000 is more than the ", "threads");
+}
+
+TEST(FxrunErrorsTest, AnOutputNamingTheFlagfileIsRefused) {
+  const std::string flags = tmp("flags_and_output.txt");
+  const std::string bytes = absl::StrCat("--model=", runfile("tests/fixtures/m1.pt"), "\n--print=code\n");
+  write(flags, bytes);
+  expect_error(fxrun("--flagfile=" + flags + " --output=" + flags),
+               "--output " + flags + " is one of the inputs", "flagfile");
+  EXPECT_EQ(read_file(flags), bytes);
+  // A flagfile a flagfile names, too.
+  const std::string outer = tmp("outer_flags.txt");
+  write(outer, "--flagfile=" + flags + "\n");
+  expect_error(fxrun("--flagfile=" + outer + " --output=" + flags), "is one of the inputs", "nested");
+  EXPECT_EQ(read_file(flags), bytes);
+}
+
+TEST(FxrunErrorsTest, MistakesThatUsedToPassSilentlyAreErrors) {
+  const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt");
+  // x is a Tensor: libtorch would have made a tensor of True.
+  expect_error(fxrun(m1 + " --concrete-args=x=True"),
+               "concrete_args: argument 'x' of forward is a Tensor, which concrete_args cannot fix "
+               "to True",
+               "tensor");
+  // A node that fails while shape_prop runs the graph (batch norm in training
+  // mode on one value per channel) fails the run.
+  expect_error(fxrun("--passes=shape_prop --input-shape=1,3,1,1 --training --print=none"),
+               "pass 'shape_prop' failed: node 'bn1'", "shape_prop");
+  // --atol without --check was ignored (while --threads without --run was an error).
+  expect_error(fxrun(m1 + " --run --input-shape=4 --atol=1 --print=none"),
+               "--atol is a tolerance of --check", "atol");
+}
+
+TEST(FxrunErrorsTest, MessagesSayWhatIsWrong) {
+  const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt");
+  // Not truncated to an int: 4294967297 used to mean 1.
+  expect_error(fxrun(m1 + " --passes='fixpoint{max_iterations=4294967297}(dce)'"),
+               "option 'max_iterations' must be from 1 to 2147483647, not 4294967297", "rounds");
+  // A number, but no GPU's (not "must be a number").
+  Result gpu = fxrun(m1 + " --run --input-shape=4 --device=cuda:99999999999");
+  EXPECT_EQ(gpu.exit_code, 1);
+  EXPECT_THAT(gpu.err, Not(HasSubstr("must be a number")));
+  EXPECT_THAT(gpu.err, ::testing::AnyOf(HasSubstr("needs CUDA"), HasSubstr("GPU(s), cuda:0 to")));
+  // Standard output is a pipe here: /dev/stdout names it, through /proc.
+  expect_error(fxrun(m1 + " --output=/dev/stdout"),
+               "--output /dev/stdout is not a regular file (a device, FIFO, pipe or socket), which "
+               "writing the result would replace; give a file name, or leave --output out",
+               "stdout");
+  // A name whose temporary file (13 characters more) the file system refuses:
+  // an error before the work, not after it.
+  const std::string long_name = tmp(std::string(243, 'a'));
+  expect_error(fxrun(m1 + " --output=" + long_name),
+               "the name has 243 characters; fxrun writes the result first to a temporary file "
+               "with 13 more, beyond the file system's 255",
+               "long name");
+  Result ok = fxrun(m1 + " --print=code --output=" + tmp(std::string(242, 'a')));
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
 }  // namespace
