@@ -15,11 +15,14 @@ namespace {
 
 const PluginRecord kPlugin{"crashy", "1.0", "/lib/libcrashy.so"};
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winfinite-recursion"  // it is meant to overflow the stack
 __attribute__((noinline)) int recurse(volatile int depth) {
   volatile char frame[4096];
   frame[0] = static_cast<char>(depth);
   return recurse(depth + 1) + frame[0];
 }
+#pragma GCC diagnostic pop
 
 __attribute__((noinline)) int divide(int a, int b) { return a / b; }
 

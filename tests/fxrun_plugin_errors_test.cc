@@ -41,7 +41,7 @@ void expect_error(const Result& r, const std::string& message, const std::string
 
 std::string crashy() { return "--plugin=" + runfile("tests/plugins/libcrashy.so"); }
 
-TEST(FxrunErrorsTest, PluginCodeThatThrowsIsAnErrorNamingThePluginAndThePass) {
+TEST(FxrunPluginErrorsTest, PluginCodeThatThrowsIsAnErrorNamingThePluginAndThePass) {
   const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt") + " --print=none ";
   const std::string plugin = "libcrashy.so)";
   for (const auto& [how, what] : std::vector<std::pair<std::string, std::string>>{
@@ -62,7 +62,7 @@ TEST(FxrunErrorsTest, PluginCodeThatThrowsIsAnErrorNamingThePluginAndThePass) {
   }
 }
 
-TEST(FxrunErrorsTest, APluginThatCrashesIsNamedWithWhatItWasDoing) {
+TEST(FxrunPluginErrorsTest, APluginThatCrashesIsNamedWithWhatItWasDoing) {
   const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt") + " --print=none ";
   // (The plugin's path is its real path, not the runfiles link.)
   const std::string plugin = "fxrun: error: plugin 'crashy' (";
@@ -81,7 +81,7 @@ TEST(FxrunErrorsTest, APluginThatCrashesIsNamedWithWhatItWasDoing) {
   }
 }
 
-TEST(FxrunErrorsTest, RegistrationsNoPipelineCanUseAreRefused) {
+TEST(FxrunPluginErrorsTest, RegistrationsNoPipelineCanUseAreRefused) {
   const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt") + " --print=none ";
   const std::string misbehaving = "--plugin=" + runfile("tests/plugins/libmisbehaving.so");
   for (const auto& [how, what] : std::vector<std::pair<std::string, std::string>>{
@@ -104,7 +104,7 @@ TEST(FxrunErrorsTest, RegistrationsNoPipelineCanUseAreRefused) {
   EXPECT_EQ(fine.exit_code, 0) << fine.err;
 }
 
-TEST(FxrunErrorsTest, ACutShortLibraryIsRefusedBeforeItIsMapped) {
+TEST(FxrunPluginErrorsTest, ACutShortLibraryIsRefusedBeforeItIsMapped) {
   // dlopen maps the segments the file lacks and dies of SIGBUS touching them.
   const std::string cut = tmp("libcut.so");
   std::ofstream(cut, std::ios::binary) << read_file(runfile("tests/plugins/libhello.so")).substr(0, 20000);

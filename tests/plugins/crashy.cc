@@ -20,11 +20,14 @@ const std::vector<std::string> kWays = {"throw_std", "throw_c10", "throw_int", "
 
 // Deep enough to overflow any stack, and not a tail call the compiler could
 // turn into a loop.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winfinite-recursion"  // it is meant to overflow the stack
 __attribute__((noinline)) int recurse(volatile int depth) {
   volatile char frame[4096];
   frame[0] = static_cast<char>(depth);
   return recurse(depth + 1) + frame[0];
 }
+#pragma GCC diagnostic pop
 
 __attribute__((noinline)) int divide(int a, int b) { return a / b; }
 
