@@ -97,6 +97,16 @@ TEST(FxrunCraftedFilesTest, GraphFilesNestedWithoutEndAreErrors) {
     expect_error(fxrun("--model=" + m1() + " --graph=" + path),
                  "nested deeper than 200 arrays and objects; no graph needs that", c.name);
   }
+  // Nesting inside a string: a placeholder's TorchScript type, which libtorch's
+  // type parser (checking inputs) follows recursively.
+  const std::string declared = "\"_torchscript_type\": \"Tensor\"";
+  ASSERT_THAT(graph, HasSubstr(declared));
+  const std::string path = tmp("deep_type.json");
+  write(path, absl::StrReplaceAll(graph, {{declared, absl::StrCat("\"_torchscript_type\": \"",
+                                                                  repeat("List[", 100000), "int",
+                                                                  repeat("]", 100000), "\"")}}));
+  expect_error(fxrun("--model=" + m1() + " --graph=" + path + " --run --input-shape=4"),
+               "node 'x' meta _torchscript_type: 'List[List[", "deep type");
 }
 
 // A graph file that can only change what printed code means.
@@ -115,9 +125,9 @@ TEST(FxrunCraftedFilesTest, GraphFilesCannotChangeWhatPrintedCodeMeans) {
   for (const Case& c : std::vector<Case>{
            // The type is pasted into `def forward(self, x : <type>)`.
            {with_type("torch.Tensor):\\n    return torch.neg(x)\\n    def f(self, y: torch.Tensor"),
-            "node 'x'.type: 'torch.Tensor):\\n    return torch.neg(x)\\n    def f(self, y: "
+            "node 'x' type: 'torch.Tensor):\\n    return torch.neg(x)\\n    def f(self, y: "
             "torch.Tensor' is not a type annotation"},
-           {with_type("NotAType"), "node 'x'.type: 'NotAType' names no type TorchScript knows"},
+           {with_type("NotAType"), "node 'x' type: 'NotAType' names no type TorchScript knows"},
            {with_type("int"), "'int' is not the type of forward's argument 'x' ('Tensor'"},
            {absl::StrReplaceAll(graph, {{"\"class_name\": \"GraphModule\"", "\"class_name\": \"class\""}}),
             "class_name: 'class' is not a Python identifier that is not a keyword"},
@@ -181,6 +191,17 @@ TEST(FxrunCraftedFilesTest, PicklesNestedWithoutEndAreErrors) {
     expect_error(fxrun("--model=" + m1() + " --run --input=" + input),
                  "its data.pkl: it nests values deeper than 1000 levels", kind);
   }
+  // Below the bound, the value is read, and the error about it is cut.
+  const std::string input = tmp("tuples_900.pt");
+  const std::string tuples = deep_tuples(900);
+  {
+    caffe2::serialize::PyTorchStreamWriter writer(input);
+    writer.writeRecord("data.pkl", tuples.data(), tuples.size());
+    writer.writeEndOfFile();
+  }
+  Result cut = fxrun("--model=" + m1() + " --run --print=none --input=" + input);
+  expect_error(cut, "input 0 (placeholder 'x') must be Tensor but got Tuple[Tuple[", "900 deep");
+  EXPECT_LT(cut.err.size(), 300u);
   // A TorchScript model: its data.pkl and constants.pkl.
   for (const char* record : {"data.pkl", "constants.pkl"}) {
     const std::string model = tmp(absl::StrCat("deep_", record, ".pt"));

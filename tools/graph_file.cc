@@ -99,15 +99,13 @@ std::string torchscript_atom(absl::string_view python) {
   return std::string(python);
 }
 
-// A node's type is pasted into printed code and exported source as it is
-// written, so it must be a type annotation (dotted names, with brackets and
-// commas) of types TorchScript knows; a placeholder's must be its argument's
-// TorchScript type (meta _torchscript_type), which the interpreter checks
-// inputs against.
-absl::Status check_node_type(const Node& n, const torch::jit::Module& model) {
-  const std::string& type = n.type();
-  if (type.empty()) return absl::OkStatus();
-  constexpr int kMaxTypeNesting = 32;
+// `type`, a type annotation (dotted names, with brackets and commas, nested
+// at most kMaxTypeNesting deep), as TorchScript's type parser spells it; an
+// error for anything else. Checked without recursion: libtorch's type parser
+// recurses on brackets.
+constexpr int kMaxTypeNesting = 32;
+
+absl::StatusOr<std::string> annotation_as_torchscript(absl::string_view type) {
   std::string torchscript;
   int depth = 0;
   bool expect_name = true;  // after '[' or ',', and at the start
@@ -115,7 +113,8 @@ absl::Status check_node_type(const Node& n, const torch::jit::Module& model) {
   auto not_annotation = [&]() {
     return absl::InvalidArgumentError(absl::StrCat(
         quote_for_message(type), " is not a type annotation (names such as torch.Tensor, "
-                                 "typing.Optional[int], with brackets and commas)"));
+                                 "typing.Optional[int], with brackets and commas, nested at most ",
+        kMaxTypeNesting, " deep)"));
   };
   while (i < type.size()) {
     const char c = type[i];
@@ -124,7 +123,7 @@ absl::Status check_node_type(const Node& n, const torch::jit::Module& model) {
     } else if (expect_name) {
       size_t end = i;
       while (end < type.size() && (absl::ascii_isalnum(type[end]) || type[end] == '_' || type[end] == '.')) ++end;
-      const absl::string_view name = absl::string_view(type).substr(i, end - i);
+      const absl::string_view name = type.substr(i, end - i);
       for (absl::string_view atom : absl::StrSplit(name, '.')) {
         if (!is_python_identifier(atom)) return not_annotation();
       }
@@ -149,28 +148,45 @@ absl::Status check_node_type(const Node& n, const torch::jit::Module& model) {
     }
   }
   if (depth != 0 || expect_name) return not_annotation();
+  return torchscript;
+}
+
+// A node's type is pasted into printed code and exported source as it is
+// written, so it must be a type annotation of types TorchScript knows; a
+// placeholder's must be its argument's TorchScript type (meta
+// _torchscript_type, itself an annotation that libtorch parses when the
+// interpreter checks inputs against it).
+absl::Status check_node_type(const Node& n, const torch::jit::Module& model,
+                             std::string* where) {
+  const MetaValue* declared = n.meta().find(kTorchScriptTypeKey);
+  c10::TypePtr expected;
+  if (declared != nullptr && declared->is_string()) {
+    *where = absl::StrCat("meta ", kTorchScriptTypeKey);
+    auto spelled = annotation_as_torchscript(declared->to_string());
+    if (!spelled.ok()) return spelled.status();
+    try {
+      expected = c10::parseType(*spelled);
+    } catch (const std::exception&) {
+      // A type the interpreter does not check either (a class of the model).
+    }
+  }
+  *where = "type";
+  const std::string& type = n.type();
+  if (type.empty()) return absl::OkStatus();
+  auto torchscript = annotation_as_torchscript(type);
+  if (!torchscript.ok()) return torchscript.status();
   c10::TypePtr parsed;
   try {
-    parsed = c10::parseType(torchscript);
+    parsed = c10::parseType(*torchscript);
   } catch (const std::exception&) {
     // A class of the model (a NamedTuple): its qualified name.
-    if (model._ivalue()->compilation_unit()->get_type(c10::QualifiedName(torchscript)) != nullptr) {
+    if (model._ivalue()->compilation_unit()->get_type(c10::QualifiedName(*torchscript)) != nullptr) {
       return absl::OkStatus();
     }
     return absl::InvalidArgumentError(
         absl::StrCat(quote_for_message(type), " names no type TorchScript knows"));
   }
-  const MetaValue* declared = n.meta().find(kTorchScriptTypeKey);
-  if (n.op() != Op::kPlaceholder || declared == nullptr || !declared->is_string()) {
-    return absl::OkStatus();
-  }
-  c10::TypePtr expected;
-  try {
-    expected = c10::parseType(declared->to_string());
-  } catch (const std::exception&) {
-    return absl::OkStatus();  // a type the interpreter does not check either
-  }
-  if (*parsed != *expected) {
+  if (n.op() == Op::kPlaceholder && expected != nullptr && *parsed != *expected) {
     return absl::InvalidArgumentError(absl::StrCat(
         quote_for_message(type), " is not the type of forward's argument ",
         quote_for_message(n.target()), " (", quote_for_message(declared->to_string()),
@@ -226,8 +242,10 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
     }
   }
   for (const Node* n : (*graph)->nodes()) {
-    if (absl::Status s = check_node_type(*n, model); !s.ok()) {
-      return bad(file_name, absl::StrCat("node ", quote_for_message(n->name()), ".type"), s.message());
+    std::string where;
+    if (absl::Status s = check_node_type(*n, model, &where); !s.ok()) {
+      return bad(file_name, absl::StrCat("node ", quote_for_message(n->name()), " ", where),
+                 s.message());
     }
   }
   GraphModule gm(model, *std::move(graph), class_name);
