@@ -227,28 +227,31 @@ class GuardedTracerExtension : public TracerExtension {
   }
   Node* create_proxy(Tracer& tracer, Op op, absl::string_view target, Arguments args,
                      Kwargs kwargs, absl::string_view name, CreateProxyNext next) override {
-    Node* node = nullptr;
-    rethrow(call("create_proxy", [&] {
-      node = inner_->create_proxy(tracer, op, target, std::move(args), std::move(kwargs), name,
+    return node_hook("create_proxy", [&] {
+      return inner_->create_proxy(tracer, op, target, std::move(args), std::move(kwargs), name,
                                   host_next(next));
-      return absl::OkStatus();
-    }));
-    return node;
+    });
   }
   Node* create_node(Tracer& tracer, Op op, absl::string_view target, Arguments args,
                     Kwargs kwargs, absl::string_view name, CreateNodeNext next) override {
-    Node* node = nullptr;
-    rethrow(call("create_node", [&] {
-      node = inner_->create_node(tracer, op, target, std::move(args), std::move(kwargs), name,
+    return node_hook("create_node", [&] {
+      return inner_->create_node(tracer, op, target, std::move(args), std::move(kwargs), name,
                                  host_next(next));
-      return absl::OkStatus();
-    }));
-    return node;
+    });
   }
 
  private:
   absl::Status call(absl::string_view hook, absl::FunctionRef<absl::Status()> fn) {
     return call_plugin(plugin_, absl::StrCat("in ", hook, " of tracer extension '", name_, "'"), fn);
+  }
+  // create_proxy and create_node, whose result is a node.
+  Node* node_hook(absl::string_view hook, absl::FunctionRef<Node*()> fn) {
+    Node* node = nullptr;
+    rethrow(call(hook, [&] {
+      node = fn();
+      return absl::OkStatus();
+    }));
+    return node;
   }
   // Hooks without a Status pass an exception on, described.
   static void rethrow(const absl::Status& s) {

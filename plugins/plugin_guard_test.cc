@@ -9,38 +9,18 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/crash.h"
 
 namespace fx {
 namespace {
 
 const PluginRecord kPlugin{"crashy", "1.0", "/lib/libcrashy.so"};
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Winfinite-recursion"  // it is meant to overflow the stack
-__attribute__((noinline)) int recurse(volatile int depth) {
-  volatile char frame[4096];
-  frame[0] = static_cast<char>(depth);
-  return recurse(depth + 1) + frame[0];
-}
-#pragma GCC diagnostic pop
-
-__attribute__((noinline)) int divide(int a, int b) { return a / b; }
-
 // Crashes the way `how` says, as plugin code running pass 'crash'.
 void crash_in_plugin(const std::string& how) {
   install_crash_report("host");
   PluginActivity activity(kPlugin, "running pass 'crash'");
-  if (how == "segv") {
-    volatile int* volatile nowhere = nullptr;
-    *nowhere = 1;
-  } else if (how == "stack") {
-    recurse(0);
-  } else if (how == "fpe") {
-    volatile int zero = 0;
-    std::printf("%d\n", divide(1, zero));
-  } else if (how == "abort") {
-    std::abort();
-  }
+  ::fx::testing::fail_by(how);
 }
 
 TEST(PluginGuardDeathTest, ACrashInPluginCodeNamesThePluginAndWhatItDid) {

@@ -27,34 +27,23 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::fx::testing::expect_one_error_line;
 using ::fx::testing::read_file;
 using ::fx::testing::runfile;
+using ::fx::testing::temporary_path;
+using ::fx::testing::write_file;
 
 using Result = ::fx::testing::FxrunResult;
 
 Result fxrun(const std::string& args) { return ::fx::testing::run_fxrun(args); }
 
-std::string tmp(const std::string& name) { return absl::StrCat(getenv("TEST_TMPDIR"), "/", name); }
-
 std::string m1() { return runfile("tests/fixtures/m1.pt"); }
-
-void write(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
 
 std::string repeat(absl::string_view text, int n) {
   std::string out;
   out.reserve(text.size() * n);
   for (int i = 0; i < n; ++i) out.append(text.data(), text.size());
   return out;
-}
-
-// One error line, status 1.
-void expect_error(const Result& r, const std::string& message, const std::string& what) {
-  EXPECT_EQ(r.exit_code, 1) << what << ": " << r.err.substr(0, 2000);
-  EXPECT_THAT(r.err, ::testing::StartsWith("fxrun: error: ")) << what;
-  EXPECT_THAT(r.err, HasSubstr(message)) << what;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err.substr(0, 2000);
 }
 
 // m1's graph file, as fxrun writes it.
@@ -92,20 +81,20 @@ TEST(FxrunCraftedFilesTest, GraphFilesNestedWithoutEndAreErrors) {
                    absl::StrCat("{\"meta\": ", repeat("[", 30000), repeat("]", 30000),
                                 ", \"format\": \"fx-graph\", \"version\": 1, \"nodes\": []}")});
   for (const Case& c : cases) {
-    const std::string path = tmp("deep.json");
-    write(path, c.text);
-    expect_error(fxrun("--model=" + m1() + " --graph=" + path),
+    const std::string path = temporary_path("deep.json");
+    write_file(path, c.text);
+    expect_one_error_line(fxrun("--model=" + m1() + " --graph=" + path),
                  "nested deeper than 200 arrays and objects; no graph needs that", c.name);
   }
   // Nesting inside a string: a placeholder's TorchScript type, which libtorch's
   // type parser (checking inputs) follows recursively.
   const std::string declared = "\"_torchscript_type\": \"Tensor\"";
   ASSERT_THAT(graph, HasSubstr(declared));
-  const std::string path = tmp("deep_type.json");
-  write(path, absl::StrReplaceAll(graph, {{declared, absl::StrCat("\"_torchscript_type\": \"",
+  const std::string path = temporary_path("deep_type.json");
+  write_file(path, absl::StrReplaceAll(graph, {{declared, absl::StrCat("\"_torchscript_type\": \"",
                                                                   repeat("List[", 100000), "int",
                                                                   repeat("]", 100000), "\"")}}));
-  expect_error(fxrun("--model=" + m1() + " --graph=" + path + " --run --input-shape=4"),
+  expect_one_error_line(fxrun("--model=" + m1() + " --graph=" + path + " --run --input-shape=4"),
                "node 'x' meta _torchscript_type: 'List[List[", "deep type");
 }
 
@@ -138,19 +127,19 @@ TEST(FxrunCraftedFilesTest, GraphFilesCannotChangeWhatPrintedCodeMeans) {
                                         {"\"node\": \"relu\"", "\"node\": \"self\""}}),
             "nodes[1] ('self'): 'self' names the module itself in printed code"},
        }) {
-    const std::string path = tmp("crafted.json");
-    write(path, c.text);
+    const std::string path = temporary_path("crafted.json");
+    write_file(path, c.text);
     Result r = fxrun("--model=" + m1() + " --graph=" + path + " --print=code");
-    expect_error(r, c.message, c.message);
+    expect_one_error_line(r, c.message, c.message);
     EXPECT_THAT(r.out, Not(HasSubstr("def forward")));
   }
   // A node without a name or an op is a node without a name or an op.
   for (const char* field : {"name", "op"}) {
-    const std::string path = tmp("no_field.json");
-    write(path, absl::StrReplaceAll(graph, {{absl::StrCat("\"", field, "\": \"relu\",") , ""},
+    const std::string path = temporary_path("no_field.json");
+    write_file(path, absl::StrReplaceAll(graph, {{absl::StrCat("\"", field, "\": \"relu\",") , ""},
                                             {absl::StrCat("\"", field, "\": \"call_module\","), ""}}));
     Result r = fxrun("--model=" + m1() + " --graph=" + path);
-    expect_error(r, absl::StrCat("nodes[1]: expected a string \"", field, "\""), field);
+    expect_one_error_line(r, absl::StrCat("nodes[1]: expected a string \"", field, "\""), field);
     EXPECT_THAT(r.err, Not(HasSubstr("not a graph file")));
   }
 }
@@ -184,15 +173,15 @@ TEST(FxrunCraftedFilesTest, PicklesNestedWithoutEndAreErrors) {
   // --input: torch.save's archive, its data.pkl 10^6 lists or tuples deep.
   for (const auto& [kind, pickle] : {std::make_pair("lists", deep_lists(1000000)),
                                      std::make_pair("tuples", deep_tuples(1000000))}) {
-    const std::string input = tmp(absl::StrCat("deep_", kind, ".pt"));
+    const std::string input = temporary_path(absl::StrCat("deep_", kind, ".pt"));
     caffe2::serialize::PyTorchStreamWriter writer(input);
     writer.writeRecord("data.pkl", pickle.data(), pickle.size());
     writer.writeEndOfFile();
-    expect_error(fxrun("--model=" + m1() + " --run --input=" + input),
+    expect_one_error_line(fxrun("--model=" + m1() + " --run --input=" + input),
                  "its data.pkl: it nests values deeper than 1000 levels", kind);
   }
   // Below the bound, the value is read, and the error about it is cut.
-  const std::string input = tmp("tuples_900.pt");
+  const std::string input = temporary_path("tuples_900.pt");
   const std::string tuples = deep_tuples(900);
   {
     caffe2::serialize::PyTorchStreamWriter writer(input);
@@ -200,18 +189,18 @@ TEST(FxrunCraftedFilesTest, PicklesNestedWithoutEndAreErrors) {
     writer.writeEndOfFile();
   }
   Result cut = fxrun("--model=" + m1() + " --run --print=none --input=" + input);
-  expect_error(cut, "input 0 (placeholder 'x') must be Tensor but got Tuple[Tuple[", "900 deep");
+  expect_one_error_line(cut, "input 0 (placeholder 'x') must be Tensor but got Tuple[Tuple[", "900 deep");
   EXPECT_LT(cut.err.size(), 300u);
   // A TorchScript model: its data.pkl and constants.pkl.
   for (const char* record : {"data.pkl", "constants.pkl"}) {
-    const std::string model = tmp(absl::StrCat("deep_", record, ".pt"));
+    const std::string model = temporary_path(absl::StrCat("deep_", record, ".pt"));
     rewrite_archive(m1(), model, record, deep_lists(1000000));
-    expect_error(fxrun("--model=" + model),
+    expect_one_error_line(fxrun("--model=" + model),
                  absl::StrCat("cannot load model ", model, ": its ", record,
                               ": it nests values deeper than 1000 levels"),
                  record);
     // Also from standard input.
-    expect_error(fxrun("--model=- < " + model),
+    expect_one_error_line(fxrun("--model=- < " + model),
                  absl::StrCat("cannot load model from standard input: its ", record), record);
   }
 }
@@ -226,11 +215,11 @@ TEST(FxrunCraftedFilesTest, TorchScriptCodeNestedWithoutEndIsAnError) {
   for (const std::string& expression :
        {repeat("(", 100000) + "x" + repeat(")", 100000), repeat("-", 100000) + "x",
         "x" + repeat("+x", 100000), "x" + repeat(".neg()", 100000)}) {
-    const std::string model = tmp("deep_code.pt");
+    const std::string model = temporary_path("deep_code.pt");
     rewrite_archive(m1(), model, "code/__torch__.py",
                     absl::StrReplaceAll(code, {{call, absl::StrCat("return (relu).forward(",
                                                                    expression, ", )")}}));
-    expect_error(fxrun("--model=" + model),
+    expect_one_error_line(fxrun("--model=" + model),
                  "its code/__torch__.py: line 10 nests brackets, operators and blocks deeper than "
                  "1000 levels",
                  expression.substr(0, 10));
@@ -240,7 +229,7 @@ TEST(FxrunCraftedFilesTest, TorchScriptCodeNestedWithoutEndIsAnError) {
 TEST(FxrunCraftedFilesTest, ATensorReachingPastItsStorageIsAnError) {
   // libtorch loads it, and running it read 508 bytes of a 16-byte storage.
   const std::string model = runfile("tests/fixtures/past_storage.pt");
-  expect_error(fxrun("--model=" + model + " --run --input-shape=127 --print=none"),
+  expect_one_error_line(fxrun("--model=" + model + " --run --input-shape=127 --print=none"),
                "cannot load model " + model + ": a tensor reaches past its storage (508 bytes of 16)",
                "past storage");
 }
@@ -259,21 +248,21 @@ TEST(FxrunCraftedFilesTest, FilesTorchSaveWroteAreCalledSo) {
             "which libtorch does not read; save it again with torch.save's default format"},
        }) {
     Result r = fxrun("--model=" + m1() + " --run --input=" + runfile("tests/fixtures/" + c.file));
-    expect_error(r, c.message, c.file);
+    expect_one_error_line(r, c.message, c.file);
     EXPECT_THAT(r.err, Not(HasSubstr("neither"))) << c.file;
   }
   // A dict libtorch reads (several items): still not inputs.
-  const std::string dict = tmp("dict.pt");
+  const std::string dict = temporary_path("dict.pt");
   c10::Dict<std::string, at::Tensor> items;
   items.insert("a", torch::ones({2}));
   items.insert("b", torch::ones({2}));
   const std::vector<char> bytes = torch::jit::pickle_save(items);
-  write(dict, std::string(bytes.begin(), bytes.end()));
-  expect_error(fxrun("--model=" + m1() + " --run --input=" + dict), "holds a dict", "dict");
+  write_file(dict, std::string(bytes.begin(), bytes.end()));
+  expect_one_error_line(fxrun("--model=" + m1() + " --run --input=" + dict), "holds a dict", "dict");
 }
 
 TEST(FxrunCraftedFilesTest, InputsThatAreNoRegularFilesAreErrorsAtOnce) {
-  const std::string fifo = tmp("inputs.fifo");
+  const std::string fifo = temporary_path("inputs.fifo");
   ::unlink(fifo.c_str());
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   struct Case {
@@ -288,20 +277,20 @@ TEST(FxrunCraftedFilesTest, InputsThatAreNoRegularFilesAreErrorsAtOnce) {
            {"--run --input=/proc/self/pagemap", "cannot read --input /proc/self/pagemap: the file is empty"},
            {"--graph=/proc/self/pagemap", "--graph /proc/self/pagemap is empty"},
        }) {
-    expect_error(fxrun("--model=" + m1() + " " + c.flags), c.message, c.flags);
+    expect_one_error_line(fxrun("--model=" + m1() + " " + c.flags), c.message, c.flags);
   }
 }
 
 TEST(FxrunCraftedFilesTest, AForwardWithoutArgumentsRunsWithoutInputs) {
   torch::jit::Module constant("Constant");
   constant.define("def forward(self):\n    return torch.ones(2, 3)\n");
-  const std::string model = tmp("constant.pt");
+  const std::string model = temporary_path("constant.pt");
   constant.save(model);
   Result r = fxrun("--model=" + model + " --run --print=none");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("output 0: float[2, 3]"));
   // A forward with arguments still needs them, and says which.
-  expect_error(fxrun("--model=" + m1() + " --run"), "--run needs inputs for forward's x", "m1");
+  expect_one_error_line(fxrun("--model=" + m1() + " --run"), "--run needs inputs for forward's x", "m1");
 }
 
 }  // namespace

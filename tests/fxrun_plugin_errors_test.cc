@@ -4,7 +4,6 @@
 // crashes, and registrations no pipeline can use. An exception is one
 // `fxrun: error: ...` line naming the plugin and what it was doing, exit
 // status 1; a crash prints that line before fxrun dies of the signal.
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,23 +19,16 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::fx::testing::expect_one_error_line;
 using ::fx::testing::read_file;
 using ::fx::testing::runfile;
+using ::fx::testing::temporary_path;
+using ::fx::testing::write_file;
 
 using Result = ::fx::testing::FxrunResult;
 
 Result fxrun(const std::string& args, const std::string& env = "") {
   return ::fx::testing::run_fxrun(args, env);
-}
-
-std::string tmp(const std::string& name) { return absl::StrCat(getenv("TEST_TMPDIR"), "/", name); }
-
-// One error line, status 1.
-void expect_error(const Result& r, const std::string& message, const std::string& what) {
-  EXPECT_EQ(r.exit_code, 1) << what << ": " << r.err;
-  EXPECT_THAT(r.err, ::testing::StartsWith("fxrun: error: ")) << what;
-  EXPECT_THAT(r.err, HasSubstr(message)) << what;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err;
 }
 
 std::string crashy() { return "--plugin=" + runfile("tests/plugins/libcrashy.so"); }
@@ -48,9 +40,9 @@ TEST(FxrunPluginErrorsTest, PluginCodeThatThrowsIsAnErrorNamingThePluginAndThePa
            {"throw_std", "the plugin's own std::runtime_error"},
            {"throw_c10", "the plugin's own c10::Error"},
            {"throw_int", "an exception that is not a std::exception"}}) {
-    expect_error(fxrun(m1 + crashy() + " --passes='crash{how=" + how + "}'"),
+    expect_one_error_line(fxrun(m1 + crashy() + " --passes='crash{how=" + how + "}'"),
                  plugin + " threw while running pass 'crash': " + what, how);
-    expect_error(fxrun(m1 + crashy() + " --tracer='module_path,crash{how=" + how + "}'"),
+    expect_one_error_line(fxrun(m1 + crashy() + " --tracer='module_path,crash{how=" + how + "}'"),
                  plugin + " threw while in create_node of tracer extension 'crash': " + what, how);
   }
   const std::string misbehaving = "--plugin=" + runfile("tests/plugins/libmisbehaving.so");
@@ -58,7 +50,7 @@ TEST(FxrunPluginErrorsTest, PluginCodeThatThrowsIsAnErrorNamingThePluginAndThePa
            {"entry_throws_std", "threw while calling its fxGetPluginInfo: the entry point's own exception"},
            {"entry_throws_int", "threw while calling its fxGetPluginInfo: an exception that is not"},
            {"register_throws_int", "threw while registering: an exception that is not"}}) {
-    expect_error(fxrun(m1 + misbehaving, "FX_TEST_MISBEHAVE=" + how), what, how);
+    expect_one_error_line(fxrun(m1 + misbehaving, "FX_TEST_MISBEHAVE=" + how), what, how);
   }
 }
 
@@ -96,7 +88,7 @@ TEST(FxrunPluginErrorsTest, RegistrationsNoPipelineCanUseAreRefused) {
            {"second_inverse", "adds key 'exp' to table 'invert.inverses', which plugin 'invert'"},
            {"two_line_description", "its description is not one line of printable text"}}) {
     Result r = fxrun(m1 + misbehaving, "FX_TEST_MISBEHAVE=" + how);
-    expect_error(r, what, how);
+    expect_one_error_line(r, what, how);
     EXPECT_THAT(r.err, Not(HasSubstr("\x1b"))) << how;
   }
   // Without misbehaviour it loads.
@@ -106,11 +98,11 @@ TEST(FxrunPluginErrorsTest, RegistrationsNoPipelineCanUseAreRefused) {
 
 TEST(FxrunPluginErrorsTest, ACutShortLibraryIsRefusedBeforeItIsMapped) {
   // dlopen maps the segments the file lacks and dies of SIGBUS touching them.
-  const std::string cut = tmp("libcut.so");
-  std::ofstream(cut, std::ios::binary) << read_file(runfile("tests/plugins/libhello.so")).substr(0, 20000);
-  expect_error(fxrun("--plugin=" + cut), "plugin " + cut + " is cut short: it has 20000 bytes",
+  const std::string cut = temporary_path("libcut.so");
+  write_file(cut, read_file(runfile("tests/plugins/libhello.so")).substr(0, 20000));
+  expect_one_error_line(fxrun("--plugin=" + cut), "plugin " + cut + " is cut short: it has 20000 bytes",
                "plugin");
-  expect_error(fxrun("--op-library=" + cut), "--op-library " + cut + " is cut short", "op library");
+  expect_one_error_line(fxrun("--op-library=" + cut), "--op-library " + cut + " is cut short", "op library");
 }
 
 }  // namespace
