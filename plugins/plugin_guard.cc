@@ -65,7 +65,11 @@ const char* describe_signal(int sig) {
   }
 }
 
-void report_crash(int sig) {
+// What handled each signal before (SIG_DFL, or a sanitizer's handler): the
+// report passes the signal on to it.
+struct sigaction g_previous[NSIG];
+
+void report_crash(int sig, siginfo_t* info, void*) {
   const int depth = g_depth.load();
   write_text(g_program);
   write_text(": error: ");
@@ -82,9 +86,11 @@ void report_crash(int sig) {
     write_text(describe_signal(sig));
     write_text("); this is a bug, please report it with the command line that caused it\n");
   }
-  // Die of the signal, as without the report.
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
+  // Then what would have happened without the report: the previous handler,
+  // or death by the signal. A fault (si_code > 0) happens again when the
+  // handler returns; a signal sent (abort's raise) is sent again.
+  ::sigaction(sig, &g_previous[sig], nullptr);
+  if (info == nullptr || info->si_code <= 0) ::raise(sig);
 }
 
 void push(bool host, absl::string_view who, absl::string_view what, bool* pushed) {
@@ -114,10 +120,10 @@ void install_crash_report(absl::string_view program) {
   stack.ss_size = sizeof(g_handler_stack);
   ::sigaltstack(&stack, nullptr);
   struct sigaction action = {};
-  action.sa_handler = report_crash;
-  action.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  action.sa_sigaction = report_crash;
+  action.sa_flags = SA_ONSTACK | SA_SIGINFO;
   sigemptyset(&action.sa_mask);
-  for (int sig : kSignals) ::sigaction(sig, &action, nullptr);
+  for (int sig : kSignals) ::sigaction(sig, &action, &g_previous[sig]);
 }
 
 PluginActivity::PluginActivity(const PluginRecord& plugin, absl::string_view what) {

@@ -18,8 +18,8 @@
 //   * While a PluginActivity lives (they nest: the innermost counts), a crash
 //     prints one line on stderr, "<program>: error: plugin 'x' (/path) crashed
 //     (SIGSEGV, a segmentation fault) while running pass 'dce'", and the
-//     process then dies of the signal as it would have (its exit status stays
-//     the signal's). A crash outside plugin code prints "<program>: error:
+//     signal then goes where it went before (a sanitizer's handler, or death
+//     by the signal: the exit status stays the signal's). A crash outside plugin code prints "<program>: error:
 //     crashed (SIGSEGV, ...); this is a bug". The handler runs on its own stack,
 //     so a stack overflow is reported too, and does only async-signal-safe
 //     work (write(2) of text formatted before).
