@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/ascii.h"
+#include "core/message_text.h"
 #include "core/naming.h"
 #include "core/printer.h"
 #include "core/python_operators.h"
@@ -110,7 +111,7 @@ absl::Status check_input_type(const Node& node, size_t index, const c10::IValue&
   }
   return absl::InvalidArgumentError(absl::StrCat("input ", index, " (placeholder '", node.name(),
                                                  "') must be ", annotation, " but got ",
-                                                 value.type()->repr_str()));
+                                                 escape_for_message(value.type()->repr_str())));
 }
 
 absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,

@@ -56,12 +56,12 @@ GraphModule every_kind() {
 
 TEST(GraphFileTest, ReadsBackExactlyWhatWasWritten) {
   GraphModule gm = every_kind();
-  const std::string text = graph_file_text(gm);
+  const std::string text = *graph_file_text(gm);
   EXPECT_THAT(text, HasSubstr("\"format\": \"fx-graph\""));
   EXPECT_THAT(text, HasSubstr("\"version\": 1"));
   auto again = read_graph_file(text, model_with_weight(), "g.json");
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(graph_file_text(*again), text);
+  EXPECT_EQ(*graph_file_text(*again), text);
   EXPECT_EQ(format_graph(again->graph()), format_graph(gm.graph()));
   EXPECT_EQ(again->class_name(), "EveryKind");
   EXPECT_TRUE(again->graph().find_node("fill_")->is_impure());

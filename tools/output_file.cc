@@ -15,6 +15,9 @@
 namespace fx {
 namespace {
 
+// Appended to the target's name for the temporary file (mkstemp's X's).
+constexpr char kTemporarySuffix[] = ".fxrun-XXXXXX";
+
 std::string directory_of(const std::string& path) {
   const size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
@@ -33,6 +36,16 @@ absl::Status os_error(absl::string_view what, const std::string& path, int err,
 
 absl::StatusOr<OutputFile> OutputFile::prepare(std::string path, std::string flag) {
   if (path.empty()) return absl::InvalidArgumentError(absl::StrCat(flag, " is empty; give a file name"));
+  // What the path names in the end (/dev/stdout is a link to a pipe, whose
+  // link text "pipe:[123]" is no path), refused under the name the user gave.
+  if (struct stat target; ::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) &&
+      !S_ISDIR(target.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flag, " ", path_for_message(path),
+        " is not a regular file (a device, FIFO, pipe or socket), which writing the result would "
+        "replace; give a file name", flag == "--output" ? ", or leave --output out to write to "
+        "standard output" : ""));
+  }
   // Follow symbolic links to the file they name (a bounded number of hops, as
   // the kernel does), so that the rename replaces it and not the link.
   struct stat st;
@@ -56,6 +69,18 @@ absl::StatusOr<OutputFile> OutputFile::prepare(std::string path, std::string fla
     }
   }
   const std::string dir = directory_of(path);
+  // The temporary file is the name plus kTemporarySuffix: a name the file
+  // system takes may be one its temporary copy cannot have.
+  const size_t name_length = path.size() - (path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (name_max > 0 && name_length + std::strlen(kTemporarySuffix) > static_cast<size_t>(name_max)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        flag, " ", path_for_message(path), ": the name has ", name_length,
+        " characters; fxrun writes the result first to a temporary file with ",
+        std::strlen(kTemporarySuffix), " more, beyond the file system's ", name_max,
+        ": give a name of at most ", name_max - static_cast<long>(std::strlen(kTemporarySuffix)),
+        " characters"));
+  }
   if (::stat(dir.c_str(), &st) != 0) {
     return os_error(absl::StrCat("cannot write ", flag), path, errno, "its directory does not exist");
   }
@@ -66,7 +91,7 @@ absl::StatusOr<OutputFile> OutputFile::prepare(std::string path, std::string fla
 }
 
 absl::Status OutputFile::commit() {
-  std::string temporary = absl::StrCat(path_, ".fxrun-XXXXXX");
+  std::string temporary = absl::StrCat(path_, kTemporarySuffix);
   const int fd = ::mkstemp(temporary.data());
   if (fd < 0) return os_error(absl::StrCat("cannot write ", flag_), path_, errno);
   const std::string data = buffer_.str();

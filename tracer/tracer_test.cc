@@ -399,6 +399,13 @@ TEST(TracerTest, ConcreteArgsSpecialiseAndCheckAsTorchFxDoes) {
   EXPECT_THAT(std::string(unknown.status().message()),
               HasSubstr("concrete_args names 'use_c', which forward does not take (did you mean "
                         "'use_b'?)"));
+
+  // A Tensor argument is no Python value to fix (libtorch would make a tensor of True).
+  options.concrete_args = {{"x", true}};
+  auto tensor = Tracer(options).trace(testing::load_fixture("bool_arg.pt"));
+  EXPECT_THAT(std::string(tensor.status().message()),
+              HasSubstr("concrete_args: argument 'x' of forward is a Tensor, which concrete_args "
+                        "cannot fix to True"));
 }
 
 TEST(TracerTest, CompoundInputChecksBecomeOneAssertion) {
