@@ -2,6 +2,7 @@
 #include "tests/testing/fxrun_process.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -27,6 +28,17 @@ FxrunResult run_fxrun(const std::string& args, const std::string& env) {
   if (r.exit_code == 124) r.exit_code = -1;  // timeout's status
   r.err = read_file(err_path);
   return r;
+}
+
+int start_fxrun(const std::string& args) {
+  const std::string command =
+      absl::StrCat("exec ", runfile("tools/fxrun"), " ", args, " >/dev/null 2>&1");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
 }
 
 }  // namespace testing

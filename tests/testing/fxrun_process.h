@@ -24,6 +24,11 @@ struct FxrunResult {
 // takes them (`PATH=/empty`).
 FxrunResult run_fxrun(const std::string& args, const std::string& env = "");
 
+// Starts `tools/fxrun <args>` (shell syntax; standard output and error to
+// /dev/null) without waiting: its process id, for kill(2) and waitpid(2);
+// -1 when it cannot start.
+int start_fxrun(const std::string& args);
+
 }  // namespace testing
 }  // namespace fx
 
