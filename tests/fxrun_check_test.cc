@@ -1,8 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 //
-// fxrun --run and --check on models that are hard to run twice: one that
-// changes a buffer in every run, one that writes an input in place (which
-// an expanded input does not allow), and runs on the meta device.
+// fxrun --run and --check on models that are hard to run twice (one that
+// changes a buffer in every run, one that writes an input in place, which an
+// expanded input does not allow), and runs on the meta device.
 #include <sys/stat.h>
 
 #include <ATen/ATen.h>
@@ -104,6 +104,30 @@ TEST(FxrunCheckTest, AnInputTheModelRejectsIsRejectedAsTheModelRejectsIt) {
   Result ok = fxrun("--model=" + model + " --input=" + dense + " --print=none --check");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_THAT(ok.out, HasSubstr("check: max abs difference 0 "));
+}
+
+// Issue 25: --device=meta failed for every model with parameters with
+// libtorch's text. The bundled ResNet-18 runs there: shapes and dtypes, and
+// no checksum (a meta tensor has no values).
+TEST(FxrunCheckTest, ResNet18RunsOnTheMetaDeviceGivingShapesOnly) {
+  Result r = fxrun("--print=none --run --device=meta");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("run on meta: x float[1, 3, 224, 224]"));
+  EXPECT_EQ(lines_starting(r.out, "output "), std::vector<std::string>{"output 0: float[1, 1000]"});
+}
+
+// What the meta device cannot run is an error naming the node, in a line.
+TEST(FxrunCheckTest, ANodeTheMetaDeviceCannotRunIsNamed) {
+  const std::string model = temp_path("roll.pt");
+  torch::jit::Module m = new_module("Roll");
+  m.define("def forward(self, x):\n    return torch.roll(x, 1, 0) * 2\n");
+  m.save(model);
+  Result r = fxrun("--model=" + model + " --input-shape=3,4 --print=none --run --device=meta");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("node 'roll' (torch.ops.aten.roll.default): libtorch has no kernel "
+                               "of aten::roll for the Meta backend"));
+  EXPECT_THAT(r.err, HasSubstr("run on cpu"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("registered at")));
 }
 
 }  // namespace

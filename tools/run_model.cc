@@ -202,6 +202,13 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::M
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<c10::IValue> result = (*plan)->run(*state, std::move(run_inputs));
     const auto end = std::chrono::steady_clock::now();
+    if (!result.ok() && options.device.is_meta()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          result.status().message(),
+          "; the meta device runs only what needs no data (operators with meta kernels, no "
+          "values read out of tensors): run on cpu, or get the shapes from "
+          "--passes='shape_prop{device=meta}', which computes such nodes on real tensors"));
+    }
     if (!result.ok()) return result.status();
     if (i >= options.warmup) times.push_back(millis(end - start));
     // (Copied when more runs follow: it may be a buffer they change.)
