@@ -6,6 +6,10 @@
 
 #include <cstdio>
 #include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "absl/strings/str_split.h"
 
 #include "core/well_known.h"
 #include "gmock/gmock.h"
@@ -134,6 +138,44 @@ TEST(TorchScriptExportTest, AssertionsRaiseInTheExportedModule) {
   } catch (const std::exception& e) {
     EXPECT_THAT(e.what(), HasSubstr("expected two rows"));
   }
+}
+
+// TorchScript's serializer keeps a hash map of the nodes' source ranges whose
+// hash XORs the range's Source address, start and end: in one text of many
+// statements of one length those collide, and saving takes quadratic time.
+// The exported nodes' ranges hash apart, and still quote their statement,
+// with its line number.
+TEST(TorchScriptExportTest, SourceRangesOfTheExportedNodesHashApart) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* y = g->placeholder("y");
+  Node* last = x;
+  for (int i = 0; i < 2000; ++i) last = g->call_function("aten::add.Tensor", {last, y});
+  g->output(last);
+  GraphModule gm(empty_module("Chain"), std::move(g));
+  auto exported = export_to_torchscript(gm);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  std::shared_ptr<torch::jit::Graph> forward = exported->get_method("forward").graph();
+  std::unordered_set<size_t> hashes;
+  std::vector<const torch::jit::Node*> adds;
+  for (const torch::jit::Node* node : forward->nodes()) {
+    if (node->kind() != c10::Symbol::fromQualString("aten::add")) continue;
+    adds.push_back(node);
+    hashes.insert(torch::jit::SourceRangeHasher()(node->sourceRange()));
+  }
+  ASSERT_EQ(adds.size(), 2000u);
+  EXPECT_GE(hashes.size(), 1900u);
+  // add_1000's call, on its line of the generated source.
+  const torch::jit::SourceRange& range = adds[1000]->sourceRange();
+  EXPECT_EQ(range.text().str(), "torch.ops.aten.add.Tensor");
+  EXPECT_THAT(range.source()->text_str().str(),
+              HasSubstr("add_1000 = torch.ops.aten.add.Tensor(add_999, y)"));
+  const std::vector<std::string> lines = absl::StrSplit(torchscript_source(gm), '\n');
+  ASSERT_TRUE(range.file_line_col().has_value());
+  const auto [file, line, column] = *range.file_line_col();
+  ASSERT_GE(line, 1u);
+  ASSERT_LE(line, lines.size());
+  EXPECT_THAT(lines[line - 1], HasSubstr("add_1000 = torch.ops.aten.add.Tensor(add_999, y)"));
 }
 
 TEST(TorchScriptExportTest, NonTensorInputsKeepTheirTorchScriptTypes) {

@@ -4,6 +4,10 @@
 #include <ATen/core/Dict.h>
 #include <ATen/core/List.h>
 #include <ATen/core/function_schema.h>
+#include <ATen/ops/empty.h>
+#include <c10/core/StorageImpl.h>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -339,25 +343,68 @@ bool type_contains_tensor(const c10::TypePtr& type) {
   return false;
 }
 
-c10::IValue deep_copy(const c10::IValue& v) {
-  if (v.isTensor()) return v.toTensor().clone();
+namespace {
+
+using StorageCopies = absl::flat_hash_map<const c10::StorageImpl*, c10::Storage>;
+
+at::Tensor copy_tensor(const at::Tensor& t, StorageCopies& copies) {
+  if (!t.defined()) return t;
+  if (t.layout() != c10::kStrided || !t.has_storage() || t.is_quantized() || t.is_conj() ||
+      t.is_neg()) {
+    return t.clone();
+  }
+  const c10::Storage& storage = t.storage();
+  auto it = copies.find(storage.unsafeGetStorageImpl());
+  if (it == copies.end()) {
+    const int64_t bytes = static_cast<int64_t>(storage.nbytes());
+    at::Tensor all = at::empty({0}, t.options().dtype(at::kByte));
+    all.set_(storage, 0, {bytes}, {1});
+    it = copies.emplace(storage.unsafeGetStorageImpl(), all.clone().storage()).first;
+  }
+  at::Tensor copy = at::empty({0}, t.options());
+  copy.set_(it->second, t.storage_offset(), t.sizes(), t.strides());
+  if (t.requires_grad()) copy.requires_grad_(true);
+  return copy;
+}
+
+c10::IValue copy_value(const c10::IValue& v, StorageCopies& copies) {
+  if (v.isTensor()) return copy_tensor(v.toTensor(), copies);
   if (v.isTuple()) {
     std::vector<c10::IValue> items;
-    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(deep_copy(e));
+    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(copy_value(e, copies));
+    // A NamedTuple stays one (its type names the class and the fields).
+    if (v.toTupleRef().type()->name()) {
+      return c10::ivalue::Tuple::createNamed(std::move(items), v.toTupleRef().type());
+    }
     return c10::ivalue::Tuple::create(std::move(items));
   }
   if (v.isList()) {
     c10::impl::GenericList out(v.toList().elementType());
-    for (const c10::IValue& e : v.toList()) out.push_back(deep_copy(e));
+    for (const c10::IValue& e : v.toList()) out.push_back(copy_value(e, copies));
     return out;
   }
   if (v.isGenericDict()) {
     const auto d = v.toGenericDict();
     c10::impl::GenericDict out(d.keyType(), d.valueType());
-    for (const auto& kv : d) out.insert(kv.key(), deep_copy(kv.value()));
+    for (const auto& kv : d) out.insert(kv.key(), copy_value(kv.value(), copies));
     return out;
   }
   return v;
+}
+
+}  // namespace
+
+c10::IValue deep_copy(const c10::IValue& value) {
+  StorageCopies copies;
+  return copy_value(value, copies);
+}
+
+std::vector<c10::IValue> deep_copy(const std::vector<c10::IValue>& values) {
+  StorageCopies copies;
+  std::vector<c10::IValue> out;
+  out.reserve(values.size());
+  for (const c10::IValue& v : values) out.push_back(copy_value(v, copies));
+  return out;
 }
 
 std::string torchscript_class_name(absl::string_view python_name) {

@@ -72,10 +72,18 @@ std::vector<c10::IValue> sequence_elements(const c10::IValue& sequence);
 // Requires every value to be of the element type.
 c10::IValue make_typed_list(const c10::TypePtr& element, std::vector<c10::IValue> values);
 
-// A copy of `value` that shares no tensor with it: tensors cloned, tuples,
-// lists and dicts rebuilt around the copies; other values as they are. For
-// running a model twice on the same inputs when it changes them in place.
+// A copy of `value` that shares no tensor with it, laid out as it is: each
+// tensor a view, with its sizes, strides and storage offset, of a copy of
+// its storage (an expanded input stays expanded, so an in-place operator
+// rejects the copy as it rejects the original), tensors sharing a storage in
+// `value` sharing the copy of it; tuples, lists and dicts rebuilt around the
+// copies; other values as they are. For running a model twice on the same
+// inputs when it changes them in place. (Tensors of other layouts, and
+// conjugate or negative views, are cloned.)
 c10::IValue deep_copy(const c10::IValue& value);
+// The same for several values at once: storages shared between them are
+// shared between their copies.
+std::vector<c10::IValue> deep_copy(const std::vector<c10::IValue>& values);
 
 }  // namespace fx
 

@@ -63,12 +63,6 @@ void flatten(const c10::IValue& v, const std::string& name,
   }
 }
 
-std::vector<c10::IValue> copy_inputs(const std::vector<c10::IValue>& values) {
-  std::vector<c10::IValue> out;
-  for (const c10::IValue& v : values) out.push_back(deep_copy(v));
-  return out;
-}
-
 std::string describe(const at::Tensor& t) {
   return absl::StrCat(absl::AsciiStrToLower(c10::toString(t.scalar_type())), "[",
                       absl::StrJoin(t.sizes(), ", "), "]");
@@ -300,35 +294,57 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::M
   }
   absl::StrAppend(&report, "run on ", options.device.str(), ": ", absl::StrJoin(described, ", "),
                   "\n");
-  // The module runs first, on copies: the plan may change its inputs in place.
-  std::vector<c10::IValue> module_inputs = copy_inputs(inputs);
-  auto state = (*plan)->make_state();
-  std::vector<double> times;
-  absl::StatusOr<c10::IValue> result;
-  for (int i = 0; i < options.warmup + std::max(1, options.repeat); ++i) {
-    std::vector<c10::IValue> run_inputs = copy_inputs(inputs);
-    const auto start = std::chrono::steady_clock::now();
-    result = (*plan)->run(*state, std::move(run_inputs));
-    const auto end = std::chrono::steady_clock::now();
-    if (!result.ok()) return result.status();
-    if (i >= options.warmup) times.push_back(millis(end - start));
-  }
-  std::vector<std::pair<std::string, at::Tensor>> outputs;
-  flatten(*result, "", outputs);
-  for (const auto& [name, t] : outputs) {
-    absl::StrAppend(&report, "output ", name.empty() ? "0" : name, ": ", describe(t), checksum(t),
-                    "\n");
-  }
   if (options.check && options.device.is_meta()) {
     return absl::InvalidArgumentError(
         "--check compares values, and the meta device has none: run on cpu or cuda");
   }
+  // Both sides start from the model's state as it is now: the plan shares
+  // the model's parameters and buffers (on the CPU), and a model that
+  // updates a buffer (`self.count.add_(1)`) changes them in every run. The
+  // module checked against is a copy of the model taken before any run.
+  torch::jit::Module module;
+  if (options.check) {
+    try {
+      module = original.clone();
+      module.to(options.device);
+    } catch (const std::exception& e) {
+      return absl::InvalidArgumentError(absl::StrCat("--check: cannot copy the original module: ",
+                                                     first_line_of(exception_message(e))));
+    }
+  }
+  // Every run gets its own copy of the inputs, laid out as given (the plan
+  // may change them in place, and must see what the module sees).
+  auto state = (*plan)->make_state();
+  std::vector<double> times;
+  c10::IValue first;  // the first run's result: what one run of the model gives
+  const int runs = options.warmup + std::max(1, options.repeat);
+  for (int i = 0; i < runs; ++i) {
+    std::vector<c10::IValue> run_inputs = deep_copy(inputs);
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<c10::IValue> result = (*plan)->run(*state, std::move(run_inputs));
+    const auto end = std::chrono::steady_clock::now();
+    if (!result.ok() && options.device.is_meta()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          result.status().message(),
+          "; the meta device runs only what needs no data (operators with meta kernels, no "
+          "values read out of tensors): run on cpu, or get the shapes from "
+          "--passes='shape_prop{device=meta}', which computes such nodes on real tensors"));
+    }
+    if (!result.ok()) return result.status();
+    if (i >= options.warmup) times.push_back(millis(end - start));
+    // (Copied when more runs follow: it may be a buffer they change.)
+    if (i == 0) first = runs > 1 ? deep_copy(*result) : *std::move(result);
+  }
+  std::vector<std::pair<std::string, at::Tensor>> outputs;
+  flatten(first, "", outputs);
+  for (const auto& [name, t] : outputs) {
+    absl::StrAppend(&report, "output ", name.empty() ? "0" : name, ": ", describe(t), checksum(t),
+                    "\n");
+  }
   if (options.check) {
     c10::IValue want;
     try {
-      torch::jit::Module module = original.clone();
-      module.to(options.device);
-      want = module.forward(module_inputs);
+      want = module.forward(deep_copy(inputs));
     } catch (const std::exception& e) {
       return absl::InvalidArgumentError(
           absl::StrCat("--check: the original module failed on these inputs: ",

@@ -59,8 +59,13 @@ struct RunOptions {
   int repeat = 1;
 };
 
-// Runs `gm` on `inputs` (and, with `check`, `original` on copies of them);
-// the report says what ran and how it went, a few lines for a terminal.
+// Runs `gm` on `inputs` (and, with `check`, `original`); the report says
+// what ran and how it went, a few lines for a terminal. Every run, and the
+// module, gets its own copy of the inputs laid out as given (deep_copy). The
+// outputs reported and checked are the first run's, which starts from the
+// model's state as it is when called; the module checked against is a copy
+// of `original` taken then, so a model that updates its buffers is compared
+// from the same state.
 absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::Module& original,
                                       const std::vector<c10::IValue>& inputs,
                                       const RunOptions& options);

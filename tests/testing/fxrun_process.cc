@@ -2,6 +2,7 @@
 #include "tests/testing/fxrun_process.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -47,6 +48,17 @@ std::string temporary_path(const std::string& name) {
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
+}
+
+int start_fxrun(const std::string& args) {
+  const std::string command =
+      absl::StrCat("exec ", runfile("tools/fxrun"), " ", args, " >/dev/null 2>&1");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
 }
 
 }  // namespace testing

@@ -35,6 +35,11 @@ std::string temporary_path(const std::string& name);
 // Writes `bytes` to `path`, replacing it.
 void write_file(const std::string& path, const std::string& bytes);
 
+// Starts `tools/fxrun <args>` (shell syntax; standard output and error to
+// /dev/null) without waiting: its process id, for kill(2) and waitpid(2);
+// -1 when it cannot start.
+int start_fxrun(const std::string& args);
+
 }  // namespace testing
 }  // namespace fx
 
