@@ -267,9 +267,19 @@ absl::StatusOr<ResolvedCall> resolve_call(const Node& node, const std::vector<c1
 }
 
 
+bool takes_wrapped_number(const c10::Argument& param) {
+  return without_optional(param.type())->kind() == c10::TypeKind::TensorType;
+}
+
 void adjust_arguments(const ResolvedCall& call, std::vector<c10::IValue>& args) {
   if (call.swap_operands && args.size() == 2) std::swap(args[0], args[1]);
   if (call.wrap_first && !args.empty() && is_number(args[0])) args[0] = wrap_number(args[0]);
+  if (call.wrap_numbers) {
+    const auto& params = call.op.schema->arguments();
+    for (size_t i = 0; i < args.size() && i < params.size() && !params[i].kwarg_only(); ++i) {
+      if (is_number(args[i]) && takes_wrapped_number(params[i])) args[i] = wrap_number(args[i]);
+    }
+  }
 }
 
 c10::IValue take_returns(const c10::FunctionSchema& schema, torch::jit::Stack& stack) {
@@ -286,7 +296,16 @@ absl::StatusOr<c10::IValue> call_operator(const Node& node, const ResolvedCall& 
                                           const IValueKwargs& kwargs,
                                           torch::jit::Stack* called_with) {
   adjust_arguments(call, args);
-  auto stack = bind_arguments(*call.op.schema, std::move(args), kwargs);
+  IValueKwargs wrapped;
+  if (call.wrap_numbers) {
+    wrapped = kwargs;
+    for (auto& [key, value] : wrapped) {
+      for (const c10::Argument& p : call.op.schema->arguments()) {
+        if (p.name() == key && is_number(value) && takes_wrapped_number(p)) value = wrap_number(value);
+      }
+    }
+  }
+  auto stack = bind_arguments(*call.op.schema, std::move(args), call.wrap_numbers ? wrapped : kwargs);
   if (!stack.ok()) return node_error(node, stack.status().message());
   if (called_with != nullptr) *called_with = *stack;
   try {
