@@ -40,6 +40,12 @@
 //                         program a graph was read from ("torch_version",
 //                         "schema_version", "layout": "legacy" or "pt2",
 //                         "root_type");
+//   kExportedValueKey     "_exported": what a torch.export program said of a
+//                         node's value, kept so that it can be written back
+//                         exactly: "metadata" (the program's stack_trace,
+//                         nn_module_stack, ...), "tensor_meta" (the schema's
+//                         TensorMeta as JSON, symbolic sizes included), "sym"
+//                         (a symbolic int's expression and hint, as JSON);
 //   kInputConstraintsKey  "input_constraints" (graph meta): the shapes the
 //                         inputs must have ("inputs": [{"placeholder",
 //                         "sizes": [int or symbolic expression]}], "symbols":
@@ -67,6 +73,7 @@ inline constexpr absl::string_view kTensorMetaKey = "tensor_meta";
 inline constexpr absl::string_view kShapePropKey = "shape_prop";
 inline constexpr absl::string_view kExportedProgramKey = "exported_program";
 inline constexpr absl::string_view kInputConstraintsKey = "input_constraints";
+inline constexpr absl::string_view kExportedValueKey = "_exported";
 
 inline constexpr absl::string_view kAssertTarget = "torch._assert";
 // torch.fx's check that a concrete_args argument given as None is None.

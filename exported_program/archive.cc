@@ -4,6 +4,7 @@
 #include <ATen/ATen.h>
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
+#include <torch/csrc/jit/mobile/type_parser.h>
 #include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/version.h>
 
@@ -75,9 +76,15 @@ absl::StatusOr<c10::IValue> read_torch_save(std::string bytes, const std::string
         qualified == "torch._utils._rebuild_parameter_with_state") {
       return c10::StrongTypePtr(*unit, *marker);
     }
-    TORCH_CHECK(false, "the pickle holds a ", qualified,
+    // Container type tags that libtorch's own pickler writes ("Dict[str, Tensor]").
+    c10::TypePtr type;
+    try {
+      type = c10::parseType(qualified);
+    } catch (const std::exception&) {
+    }
+    TORCH_CHECK(type != nullptr && type->kind() != c10::TypeKind::ClassType, "the pickle holds a ", qualified,
                 ", which is not a tensor, a parameter or a container of them");
-    return c10::StrongTypePtr(*unit, *marker);  // not reached: TORCH_CHECK threw
+    return c10::StrongTypePtr(*unit, type);
   };
   torch::jit::ObjLoader loader = [](const at::StrongTypePtr& type,
                                     c10::IValue args) -> c10::intrusive_ptr<c10::ivalue::Object> {

@@ -1133,6 +1133,26 @@ absl::StatusOr<std::map<std::string, PayloadMeta>> parse_payload_config(const nl
   }
 }
 
+nlohmann::ordered_json sym_value_to_json(const SymValue& value) { return sym_to_json(value); }
+
+absl::StatusOr<TensorMeta> parse_tensor_meta(const nlohmann::json& j) {
+  Parser p(nullptr, /*newer_minor=*/false);
+  try {
+    return parse_tensor_meta(p, j, "tensor_meta");
+  } catch (const SchemaError& e) {
+    return absl::InvalidArgumentError(absl::StrCat(e.path, ": ", e.message));
+  }
+}
+
+absl::StatusOr<SymValue> parse_sym_value(const nlohmann::json& j, SymValue::Kind constant) {
+  Parser p(nullptr, /*newer_minor=*/false);
+  try {
+    return parse_sym(p, j, "sym", constant);
+  } catch (const SchemaError& e) {
+    return absl::InvalidArgumentError(absl::StrCat(e.path, ": ", e.message));
+  }
+}
+
 nlohmann::ordered_json to_json(const TensorMeta& m) {
   ojson j = ojson::object();
   j["dtype"] = static_cast<int>(m.dtype);

@@ -260,6 +260,10 @@ absl::StatusOr<std::map<std::string, PayloadMeta>> parse_payload_config(
 // In the key order PyTorch writes.
 nlohmann::ordered_json to_json(const Program& program);
 nlohmann::ordered_json to_json(const TensorMeta& meta);
+nlohmann::ordered_json sym_value_to_json(const SymValue& value);
+// The reverse of both, for one value kept aside (the IR's node meta).
+absl::StatusOr<TensorMeta> parse_tensor_meta(const nlohmann::json& j);
+absl::StatusOr<SymValue> parse_sym_value(const nlohmann::json& j, SymValue::Kind constant);
 nlohmann::ordered_json payload_config_to_json(const std::vector<std::pair<std::string, PayloadMeta>>& config);
 
 }  // namespace exported

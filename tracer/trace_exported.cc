@@ -4,6 +4,7 @@
 // IR the way `ep.module()` presents it to torch.fx users, through the hooks a
 // trace of a TorchScript module goes through, so every tracer extension works
 // on it unchanged. See tracer.h ("Reading torch.export programs").
+#include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/csrc/jit/runtime/operator.h>
 #include <torch/version.h>
@@ -22,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/message_text.h"
+#include "core/printer.h"
 #include "core/python_operators.h"
 #include "core/well_known.h"
 #include "exported_program/archive.h"
@@ -136,6 +138,10 @@ class ProgramWalker {
   absl::StatusOr<Argument> arrange(const ep::TreeSpec& spec, const std::vector<Argument>& leaves,
                                    size_t& next);
   void record_graph_meta(GraphModule& gm);
+  // Records that program value `name` is `node`, and what the program says
+  // of it: tensor_meta (shape_prop's form, symbolic sizes as expressions) and,
+  // for writing it back, the program's own metadata of the value.
+  void bind_value(const std::string& name, Node* node);
   std::string where(const ep::Node& n) const {
     return absl::StrCat("node ", quote_for_message(n.name ? *n.name : n.target), " (", n.target, ")");
   }
@@ -345,9 +351,83 @@ absl::Status ProgramWalker::add_placeholders() {
     Node* p = tracer_.create_proxy(Op::kPlaceholder, name, std::move(default_value), {}, name);
     if (type != "Tensor") p->set_type(type);
     p->meta().set(kTorchScriptTypeKey, type);
-    if (!value_name.empty()) values_[value_name] = Argument(p);
+    if (!value_name.empty()) bind_value(value_name, p);
   }
   return absl::OkStatus();
+}
+
+Meta& exported_meta(Node* node) {
+  MetaValue* m = node->meta().find(kExportedValueKey);
+  if (m == nullptr || !m->is_map()) {
+    node->meta().set(kExportedValueKey, Meta());
+    m = node->meta().find(kExportedValueKey);
+  }
+  return m->to_map();
+}
+
+// A size or stride as tensor_meta shows it: the number, or the expression
+// as Python prints it ("3*s77"; sympy's own text when it cannot be read).
+MetaValue size_meta(const ep::SymValue& s) {
+  if (s.kind != ep::SymValue::Kind::kExpr) return MetaValue(s.i);
+  auto e = ep::parse_sym_expr(s.expr);
+  return MetaValue(e.ok() ? e->to_string() : s.expr);
+}
+
+// torch.fx's TensorMetadata (as shape_prop records it) of a program value.
+MetaValue tensor_meta_of(const ep::TensorMeta& t) {
+  MetaValue::List shape, stride;
+  bool symbolic = false;
+  std::vector<int64_t> sizes, strides;
+  for (const ep::SymValue& s : t.sizes) {
+    shape.push_back(size_meta(s));
+    symbolic = symbolic || s.kind == ep::SymValue::Kind::kExpr;
+    sizes.push_back(s.i);
+  }
+  for (const ep::SymValue& s : t.strides) {
+    stride.push_back(size_meta(s));
+    symbolic = symbolic || s.kind == ep::SymValue::Kind::kExpr;
+    strides.push_back(s.i);
+  }
+  auto dtype = ep::to_c10(t.dtype);
+  MetaValue memory_format;
+  if (!symbolic && t.layout == ep::Layout::kStrided && sizes.size() == strides.size()) {
+    const at::Tensor probe = at::empty_strided(sizes, strides, at::TensorOptions().device(c10::kMeta));
+    for (c10::MemoryFormat f : {c10::MemoryFormat::Contiguous, c10::MemoryFormat::ChannelsLast,
+                                c10::MemoryFormat::ChannelsLast3d}) {
+      if (probe.is_contiguous(f)) {
+        memory_format = python_memory_format_name(f);
+        break;
+      }
+    }
+  }
+  std::string device = t.device.type;
+  if (t.device.index) absl::StrAppend(&device, ":", *t.device.index);
+  return Meta{{"shape", std::move(shape)},
+              {"dtype", dtype.ok() ? python_dtype_name(*dtype) : absl::StrCat("dtype ", static_cast<int>(t.dtype))},
+              {"requires_grad", t.requires_grad},
+              {"stride", std::move(stride)},
+              {"memory_format", std::move(memory_format)},
+              {"is_quantized", false},
+              {"device", device}};
+}
+
+void ProgramWalker::bind_value(const std::string& name, Node* node) {
+  values_[name] = Argument(node);
+  if (auto t = graph_.tensor_values.find(name); t != graph_.tensor_values.end()) {
+    node->meta().set(kTensorMetaKey, tensor_meta_of(t->second));
+    exported_meta(node).set("tensor_meta", ep::to_json(t->second).dump());
+    return;
+  }
+  for (const auto* table : {&graph_.sym_int_values, &graph_.sym_float_values, &graph_.sym_bool_values}) {
+    if (auto v = table->find(name); v != table->end()) {
+      nlohmann::ordered_json j = nlohmann::ordered_json::object();
+      j["table"] = table == &graph_.sym_int_values ? "sym_int_values"
+                   : table == &graph_.sym_float_values ? "sym_float_values" : "sym_bool_values";
+      j["value"] = nlohmann::ordered_json::parse(ep::sym_value_to_json(v->second).dump());
+      exported_meta(node).set("sym", j.dump());
+      return;
+    }
+  }
 }
 
 absl::StatusOr<Argument> ProgramWalker::value(const std::string& name, const std::string& where) {
@@ -359,7 +439,7 @@ absl::StatusOr<Argument> ProgramWalker::value(const std::string& name, const std
     // trace of the module would fetch them (so hooks see them in the module
     // that uses them).
     Node* n = tracer_.create_proxy(Op::kGetAttr, lifted->second, {}, {});
-    values_[name] = Argument(n);
+    bind_value(name, n);
     return Argument(n);
   }
   return absl::InvalidArgumentError(absl::StrCat(where, " reads value ", quote_for_message(name),
@@ -560,23 +640,36 @@ absl::Status ProgramWalker::add_node(const ep::Node& n) {
     name = *n.name;
   }
   Node* node = tracer_.create_proxy(Op::kCallFunction, target, std::move(args), std::move(kwargs), name);
-  // What export knew of the node, for printing and for writing it back.
-  for (const auto& [key, text] : n.metadata) {
-    if (key == "nn_module_stack") continue;  // the module calls: the hooks saw them
-    node->meta().set(key, text);
-  }
+  // What export knew of the node (stack_trace, nn_module_stack, torch_fn,
+  // ...), kept to be written back.
+  Meta metadata;
+  for (const auto& [key, text] : n.metadata) metadata.set(key, text);
+  exported_meta(node).set("metadata", std::move(metadata));
   if (schema != nullptr && schema->is_mutable()) node->set_impure(true);
   if (single) {
-    values_[name] = Argument(node);
-    if (name != node->name()) values_[n.outputs[0].names[0]] = Argument(node);
+    bind_value(n.outputs[0].names[0], node);
     return absl::OkStatus();
   }
   // Several results: a getitem node per named result, as ep.module() has.
   auto getitem = [&](Node* of, int64_t index, const std::string& result) {
     Node* g = tracer_.create_proxy(Op::kCallFunction, kGetItemTarget, {Argument(of), Argument(index)}, {}, result);
-    values_[result] = Argument(g);
+    bind_value(result, g);
     return g;
   };
+  // What the program says of each result, kept on the node too: a result
+  // nobody reads loses its getitem to dead-code elimination, and writing the
+  // program back still needs it.
+  MetaValue::List results;
+  const std::vector<std::string>& result_names =
+      n.outputs.size() == 1 && n.outputs[0].kind == ep::Argument::Kind::kTensors ? n.outputs[0].names
+                                                                                   : std::vector<std::string>();
+  std::vector<std::string> per_output;
+  for (const ep::Argument& out : n.outputs) per_output.push_back(out.names.empty() ? "" : out.names[0]);
+  for (const std::string& r : result_names.empty() ? per_output : result_names) {
+    auto t = graph_.tensor_values.find(r);
+    results.push_back(t == graph_.tensor_values.end() ? MetaValue() : MetaValue(ep::to_json(t->second).dump()));
+  }
+  exported_meta(node).set("results", std::move(results));
   if (n.outputs.size() == 1 && n.outputs[0].kind == ep::Argument::Kind::kTensors) {
     node->meta().set(kNumResultsKey, static_cast<int64_t>(n.outputs[0].names.size()));
     for (size_t i = 0; i < n.outputs[0].names.size(); ++i) getitem(node, static_cast<int64_t>(i), n.outputs[0].names[i]);
@@ -792,6 +885,14 @@ absl::StatusOr<GraphModule> ProgramWalker::run() {
   if (absl::Status s = walk(0, {}); !s.ok()) return s;
   if (next_ != graph_.nodes.size()) {
     return absl::InternalError("the program's nodes were not all read (its module stacks are inconsistent)");
+  }
+  // State no node reads is still the program's (num_batches_tracked): its
+  // get_attr goes before the output, for dead-code elimination to decide.
+  for (const ep::InputSpec& s : program_.graph_module.input_specs) {
+    if (lifted_.count(s.arg.names.empty() ? "" : s.arg.names[0]) > 0 && values_.count(s.arg.names[0]) == 0) {
+      auto v = value(s.arg.names[0], "the program's state");
+      if (!v.ok()) return v.status();
+    }
   }
   if (absl::Status s = add_output(); !s.ok()) return s;
   record_graph_meta(*gm_);
