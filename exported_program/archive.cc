@@ -2,10 +2,6 @@
 #include "exported_program/archive.h"
 
 #include <ATen/ATen.h>
-#include <caffe2/serialize/inline_container.h>
-#include <caffe2/serialize/read_adapter_interface.h>
-#include <torch/csrc/jit/mobile/type_parser.h>
-#include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/version.h>
 
 #include <cstring>
@@ -18,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "core/message_text.h"
+#include "exported_program/torch_load.h"
 #include "exported_program/zip_file.h"
 
 // Whether the libtorch built against is at least major.minor.
@@ -33,101 +30,10 @@ constexpr char kLegacyStateDict[] = "serialized_state_dict.pt";
 constexpr char kLegacyConstants[] = "serialized_constants.pt";
 constexpr char kLegacyExampleInputs[] = "serialized_example_inputs.pt";
 
-// libtorch's stream reader over bytes in memory.
-class StringReadAdapter : public caffe2::serialize::ReadAdapterInterface {
- public:
-  explicit StringReadAdapter(std::string bytes) : bytes_(std::move(bytes)) {}
-  size_t size() const override { return bytes_.size(); }
-  size_t read(uint64_t pos, void* buf, size_t n, const char* what) const override {
-    if (pos >= bytes_.size()) return 0;
-    n = std::min<size_t>(n, bytes_.size() - pos);
-    std::memcpy(buf, bytes_.data() + pos, n);
-    return n;
-  }
-
- private:
-  std::string bytes_;
-};
-
-// The first line of a libtorch exception's message.
-std::string reason_of(const std::exception& e) {
-  absl::string_view what = e.what();
-  const size_t newline = what.find('\n');
-  return std::string(absl::StripAsciiWhitespace(what.substr(0, newline)));
-}
-
-// Reads a torch.save blob (the zip format) into an IValue. Parameters
-// (`torch._utils._rebuild_parameter(tensor, requires_grad, hooks)`), which
-// libtorch's unpickler does not know, become the tensor they wrap: the
-// unpickler hands unknown globals to the type resolver and object loader,
-// which here make a marker object holding the tensor; the markers are
-// replaced by their tensors afterwards.
+// Reads a torch.save blob (torch_load.h: no code runs, parameters read as
+// tensors).
 absl::StatusOr<c10::IValue> read_torch_save(std::string bytes, const std::string& what) {
-  static const auto* unit = new std::shared_ptr<torch::jit::CompilationUnit>(
-      std::make_shared<torch::jit::CompilationUnit>());
-  static const c10::ClassTypePtr* marker = [] {
-    auto type = c10::ClassType::create(c10::QualifiedName("__fx__.RebuiltParameter"), *unit);
-    type->addAttribute("tensor", c10::TensorType::get());
-    return new c10::ClassTypePtr(type);
-  }();
-  torch::jit::TypeResolver resolver = [](const c10::QualifiedName& name) -> c10::StrongTypePtr {
-    const std::string qualified = name.qualifiedName();
-    if (qualified == "torch._utils._rebuild_parameter" ||
-        qualified == "torch._utils._rebuild_parameter_with_state") {
-      return c10::StrongTypePtr(*unit, *marker);
-    }
-    // Container type tags that libtorch's own pickler writes ("Dict[str, Tensor]").
-    c10::TypePtr type;
-    try {
-      type = c10::parseType(qualified);
-    } catch (const std::exception&) {
-    }
-    TORCH_CHECK(type != nullptr && type->kind() != c10::TypeKind::ClassType, "the pickle holds a ", qualified,
-                ", which is not a tensor, a parameter or a container of them");
-    return c10::StrongTypePtr(*unit, type);
-  };
-  torch::jit::ObjLoader loader = [](const at::StrongTypePtr& type,
-                                    c10::IValue args) -> c10::intrusive_ptr<c10::ivalue::Object> {
-    auto object = c10::ivalue::Object::create(type, 1);
-    TORCH_CHECK(args.isTuple() && !args.toTupleRef().elements().empty() &&
-                    args.toTupleRef().elements()[0].isTensor(),
-                "a parameter that does not wrap a tensor");
-    at::Tensor t = args.toTupleRef().elements()[0].toTensor();
-    const auto& elements = args.toTupleRef().elements();
-    if (elements.size() > 1 && elements[1].isBool()) t.set_requires_grad(elements[1].toBool());
-    object->setSlot(0, t);
-    return object;
-  };
-  try {
-    caffe2::serialize::PyTorchStreamReader reader(std::make_shared<StringReadAdapter>(std::move(bytes)));
-    c10::IValue value = torch::jit::readArchiveAndTensors(
-        "data", /*pickle_prefix=*/"", /*tensor_prefix=*/"data/", resolver, loader,
-        /*device=*/c10::nullopt, reader);
-    // Markers become their tensors (the state dict is a flat dict; example
-    // inputs are tuples and dicts of tensors).
-    std::function<c10::IValue(const c10::IValue&)> unwrap = [&](const c10::IValue& v) -> c10::IValue {
-      if (v.isObject() && v.toObjectRef().type() == *marker) return v.toObjectRef().getSlot(0);
-      if (v.isTuple()) {
-        std::vector<c10::IValue> items;
-        for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(unwrap(e));
-        return c10::ivalue::Tuple::create(std::move(items));
-      }
-      if (v.isGenericDict()) {
-        c10::impl::GenericDict out(v.toGenericDict().keyType(), c10::AnyType::get());
-        for (const auto& kv : v.toGenericDict()) out.insert(kv.key(), unwrap(kv.value()));
-        return out;
-      }
-      if (v.isList()) {
-        c10::impl::GenericList out(c10::AnyType::get());
-        for (const c10::IValue& e : v.toListRef()) out.push_back(unwrap(e));
-        return out;
-      }
-      return v;
-    };
-    return unwrap(value);
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot read ", what, ": ", reason_of(e)));
-  }
+  return torch_load(bytes, what);
 }
 
 absl::StatusOr<nlohmann::json> parse_json(const std::string& text, const std::string& what) {

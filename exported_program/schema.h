@@ -79,6 +79,11 @@ struct Device {
 // `Mul(Integer(3), Symbol('s77', ...))`) with the value it had when exported.
 struct SymValue {
   enum class Kind { kInt, kFloat, kBool, kExpr };
+  static SymValue of_int(int64_t v) {
+    SymValue s;
+    s.i = v;
+    return s;
+  }
   Kind kind = Kind::kInt;
   int64_t i = 0;
   double f = 0;

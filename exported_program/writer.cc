@@ -239,9 +239,9 @@ absl::Status ProgramBuilder::add_value_meta(const std::string& name, const IrNod
       auto dtype = from_c10(t.scalar_type());
       if (!dtype.ok()) return refuse(n, dtype.status().message());
       m.dtype = *dtype;
-      for (int64_t s : t.sizes()) m.sizes.push_back(SymValue{SymValue::Kind::kInt, s});
-      for (int64_t s : t.strides()) m.strides.push_back(SymValue{SymValue::Kind::kInt, s});
-      m.storage_offset = SymValue{SymValue::Kind::kInt, t.storage_offset()};
+      for (int64_t s : t.sizes()) m.sizes.push_back(SymValue::of_int(s));
+      for (int64_t s : t.strides()) m.strides.push_back(SymValue::of_int(s));
+      m.storage_offset = SymValue::of_int(t.storage_offset());
       m.requires_grad = t.requires_grad();
       m.device.type = c10::DeviceTypeName(t.device().type(), /*lower_case=*/true);
       if (t.device().has_index()) m.device.index = t.device().index();
@@ -961,9 +961,9 @@ absl::StatusOr<Payloads> payloads(const std::vector<std::tuple<std::string, at::
     auto dtype = from_c10(t.scalar_type());
     if (!dtype.ok()) return dtype.status();
     meta.dtype = *dtype;
-    for (int64_t s : t.sizes()) meta.sizes.push_back(SymValue{SymValue::Kind::kInt, s});
-    for (int64_t s : t.strides()) meta.strides.push_back(SymValue{SymValue::Kind::kInt, s});
-    meta.storage_offset = SymValue{SymValue::Kind::kInt, t.storage_offset()};
+    for (int64_t s : t.sizes()) meta.sizes.push_back(SymValue::of_int(s));
+    for (int64_t s : t.strides()) meta.strides.push_back(SymValue::of_int(s));
+    meta.storage_offset = SymValue::of_int(t.storage_offset());
     meta.requires_grad = is_param && t.requires_grad();
     meta.device.type = "cpu";
     m.tensor_meta = std::move(meta);

@@ -128,6 +128,9 @@ class ProgramWalker {
   torch::jit::Module& module_at(const std::string& path, const std::string& type);
   const ModuleInfo* info_for(const std::string& path, const std::string& type);
   absl::Status add_placeholders();
+  // The placeholder of one flat input (a tensor, or a number the program was
+  // specialised for: its value is the default).
+  absl::Status add_leaf_placeholder(const ep::InputSpec& s, std::string name, size_t index);
   // Processes nodes from `next_` while their module stack starts with the
   // first `depth` entries of `current`: the body of one module call.
   absl::Status walk(size_t depth, const std::vector<ModuleCall>& current);
@@ -262,6 +265,38 @@ absl::Status ProgramWalker::build_root() {
   return absl::OkStatus();
 }
 
+// The TorchScript annotation of an input of this structure (the runtime
+// checks inputs against it), or "" when it is not one TorchScript can say.
+std::string annotation_of(const ep::TreeSpec& spec) {
+  using K = ep::TreeSpec::Kind;
+  switch (spec.kind) {
+    case K::kLeaf: return "Tensor";
+    case K::kList: {
+      for (const ep::TreeSpec& c : spec.children) {
+        if (c.kind != K::kLeaf) return "";
+      }
+      return "List[Tensor]";
+    }
+    case K::kDict: {
+      for (size_t i = 0; i < spec.children.size(); ++i) {
+        if (spec.children[i].kind != K::kLeaf || !spec.keys[i].is_string()) return "";
+      }
+      return "Dict[str, Tensor]";
+    }
+    case K::kTuple:
+    case K::kNamedTuple: {
+      std::vector<std::string> items;
+      for (const ep::TreeSpec& c : spec.children) {
+        std::string a = annotation_of(c);
+        if (a.empty()) return "";
+        items.push_back(std::move(a));
+      }
+      return absl::StrCat("Tuple[", absl::StrJoin(items, ", "), "]");
+    }
+    default: return "";
+  }
+}
+
 absl::Status ProgramWalker::add_placeholders() {
   // forward's argument names, as ep.module() names its placeholders.
   const ep::ModuleCallSignature* signature = nullptr;
@@ -274,85 +309,136 @@ absl::Status ProgramWalker::add_placeholders() {
       user_inputs.push_back(&s);
     }
   }
+  // forward's arguments: (name, structure); without a signature, one leaf
+  // per flat input.
+  std::vector<std::pair<std::string, ep::TreeSpec>> arguments;
   if (signature != nullptr) {
     auto spec = ep::parse_treespec(signature->in_spec);
     if (!spec.ok()) return absl::InvalidArgumentError(absl::StrCat("the program's in_spec: ", spec.status().message()));
-    // (args, kwargs): each argument one leaf, or the program's inputs are
-    // nested (lists or dicts of tensors), which is not read yet.
-    bool flat = spec->kind == ep::TreeSpec::Kind::kTuple && spec->children.size() == 2;
-    if (flat) {
-      for (const ep::TreeSpec& group : spec->children) {
-        for (const ep::TreeSpec& arg : group.children) flat = flat && arg.kind == ep::TreeSpec::Kind::kLeaf;
-      }
+    if (spec->kind != ep::TreeSpec::Kind::kTuple || spec->children.size() != 2 ||
+        spec->children[1].kind != ep::TreeSpec::Kind::kDict) {
+      return absl::InvalidArgumentError("the program's in_spec is not (args, kwargs)");
     }
-    if (!flat) {
-      return absl::UnimplementedError(
-          "the program's inputs are nested (lists, tuples or dicts of tensors as one argument); FX for "
-          "C++ reads programs whose forward takes tensors and numbers as separate arguments");
+    const ep::TreeSpec& args = spec->children[0];
+    const ep::TreeSpec& kwargs = spec->children[1];
+    for (size_t i = 0; i < args.children.size(); ++i) {
+      std::string name = signature->forward_arg_names && i < signature->forward_arg_names->size()
+                             ? (*signature->forward_arg_names)[i]
+                             : absl::StrCat("arg", i);
+      arguments.emplace_back(std::move(name), args.children[i]);
     }
+    for (size_t i = 0; i < kwargs.children.size(); ++i) {
+      if (!kwargs.keys[i].is_string()) return absl::InvalidArgumentError("a keyword argument whose name is not a string");
+      arguments.emplace_back(kwargs.keys[i].get<std::string>(), kwargs.children[i]);
+    }
+  } else {
+    for (size_t i = 0; i < user_inputs.size(); ++i) arguments.emplace_back("", ep::leaf_spec());
   }
-  std::vector<ModuleCall> none;
-  for (size_t i = 0; i < user_inputs.size(); ++i) {
-    const ep::InputSpec& s = *user_inputs[i];
-    std::string name;
-    if (signature != nullptr && signature->forward_arg_names && i < signature->forward_arg_names->size()) {
-      name = (*signature->forward_arg_names)[i];
+  size_t next_input = 0;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const auto& [arg_name, spec] = arguments[i];
+    if (spec.kind == ep::TreeSpec::Kind::kLeaf) {
+      if (next_input >= user_inputs.size()) return absl::InvalidArgumentError("the program's in_spec has more inputs than its signature");
+      if (absl::Status s = add_leaf_placeholder(*user_inputs[next_input++], arg_name, i); !s.ok()) return s;
+      continue;
     }
-    const ep::Argument& a = s.kind == ep::InputSpec::Kind::kConstantInput ? s.constant : s.arg;
-    std::string value_name;
-    std::string type;
-    Arguments default_value;
-    switch (a.kind) {
-      case ep::Argument::Kind::kTensor:
-        value_name = a.names.at(0);
-        type = "Tensor";
-        break;
-      case ep::Argument::Kind::kSymInt:
-        if (!a.is_name.at(0)) {
-          default_value.push_back(a.ints.at(0));
+    // A structure (a dict of feature maps, a list of tensors): one
+    // placeholder, and a getitem for each leaf, named as the program names it.
+    const std::string annotation = annotation_of(spec);
+    Node* p = tracer_.create_proxy(Op::kPlaceholder, arg_name, {}, {}, arg_name);
+    if (!annotation.empty()) {
+      p->set_type(annotation);
+      p->meta().set(kTorchScriptTypeKey, annotation);
+    }
+    std::function<absl::Status(Node*, const ep::TreeSpec&)> leaves = [&](Node* parent, const ep::TreeSpec& s) -> absl::Status {
+      for (size_t c = 0; c < s.children.size(); ++c) {
+        const ep::TreeSpec& child = s.children[c];
+        if (child.kind == ep::TreeSpec::Kind::kNone) continue;
+        Argument key = s.kind == ep::TreeSpec::Kind::kDict
+                           ? (s.keys[c].is_string() ? Argument(s.keys[c].get<std::string>())
+                                                    : Argument(s.keys[c].get<int64_t>()))
+                           : Argument(static_cast<int64_t>(c));
+        std::string name;
+        if (child.kind == ep::TreeSpec::Kind::kLeaf) {
+          if (next_input >= user_inputs.size()) return absl::InvalidArgumentError("the program's in_spec has more inputs than its signature");
+          const ep::InputSpec& input = *user_inputs[next_input++];
+          if (input.arg.kind != ep::Argument::Kind::kTensor) {
+            return absl::UnimplementedError("a number inside a structured input is not supported");
+          }
+          name = input.arg.names.at(0);
+          Node* g = tracer_.create_proxy(Op::kCallFunction, kGetItemTarget, {Argument(parent), key}, {}, name);
+          bind_value(name, g);
         } else {
-          value_name = a.names.at(0);
+          Node* g = tracer_.create_proxy(Op::kCallFunction, kGetItemTarget, {Argument(parent), key}, {});
+          if (absl::Status st = leaves(g, child); !st.ok()) return st;
         }
-        type = "int";
-        break;
-      case ep::Argument::Kind::kSymFloat:
-        value_name = a.is_name.at(0) ? a.names.at(0) : "";
-        type = "float";
-        break;
-      case ep::Argument::Kind::kSymBool:
-        value_name = a.is_name.at(0) ? a.names.at(0) : "";
-        type = "bool";
-        break;
-      case ep::Argument::Kind::kInt:
-        default_value.push_back(a.ints.at(0));
-        type = "int";
-        break;
-      case ep::Argument::Kind::kFloat:
-        default_value.push_back(a.floats.at(0));
-        type = "float";
-        break;
-      case ep::Argument::Kind::kBool:
-        default_value.push_back(a.ints.at(0) != 0);
-        type = "bool";
-        break;
-      case ep::Argument::Kind::kString:
-        default_value.push_back(a.strings.at(0));
-        type = "str";
-        break;
-      case ep::Argument::Kind::kNone:
-        default_value.push_back(Argument());
-        type = "Optional[Tensor]";
-        break;
-      default:
-        return absl::UnimplementedError(absl::StrCat("the program's input ", i, " is of kind ",
-                                                     ep::argument_key(a.kind), ", which is not supported"));
-    }
-    if (name.empty()) name = value_name.empty() ? absl::StrCat("arg", i) : value_name;
-    Node* p = tracer_.create_proxy(Op::kPlaceholder, name, std::move(default_value), {}, name);
-    if (type != "Tensor") p->set_type(type);
-    p->meta().set(kTorchScriptTypeKey, type);
-    if (!value_name.empty()) bind_value(value_name, p);
+      }
+      return absl::OkStatus();
+    };
+    if (absl::Status s = leaves(p, spec); !s.ok()) return s;
   }
+  if (next_input != user_inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the program's in_spec arranges ", next_input, " inputs, and it has ",
+                                                   user_inputs.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ProgramWalker::add_leaf_placeholder(const ep::InputSpec& s, std::string name, size_t index) {
+  const ep::Argument& a = s.kind == ep::InputSpec::Kind::kConstantInput ? s.constant : s.arg;
+  std::string value_name;
+  std::string type;
+  Arguments default_value;
+  switch (a.kind) {
+    case ep::Argument::Kind::kTensor:
+      value_name = a.names.at(0);
+      type = "Tensor";
+      break;
+    case ep::Argument::Kind::kSymInt:
+      if (!a.is_name.at(0)) {
+        default_value.push_back(a.ints.at(0));
+      } else {
+        value_name = a.names.at(0);
+      }
+      type = "int";
+      break;
+    case ep::Argument::Kind::kSymFloat:
+      value_name = a.is_name.at(0) ? a.names.at(0) : "";
+      type = "float";
+      break;
+    case ep::Argument::Kind::kSymBool:
+      value_name = a.is_name.at(0) ? a.names.at(0) : "";
+      type = "bool";
+      break;
+    case ep::Argument::Kind::kInt:
+      default_value.push_back(a.ints.at(0));
+      type = "int";
+      break;
+    case ep::Argument::Kind::kFloat:
+      default_value.push_back(a.floats.at(0));
+      type = "float";
+      break;
+    case ep::Argument::Kind::kBool:
+      default_value.push_back(a.ints.at(0) != 0);
+      type = "bool";
+      break;
+    case ep::Argument::Kind::kString:
+      default_value.push_back(a.strings.at(0));
+      type = "str";
+      break;
+    case ep::Argument::Kind::kNone:
+      default_value.push_back(Argument());
+      type = "Optional[Tensor]";
+      break;
+    default:
+      return absl::UnimplementedError(absl::StrCat("the program's input ", index, " is of kind ",
+                                                   ep::argument_key(a.kind), ", which is not supported"));
+  }
+  if (name.empty()) name = value_name.empty() ? absl::StrCat("arg", index) : value_name;
+  Node* p = tracer_.create_proxy(Op::kPlaceholder, name, std::move(default_value), {}, name);
+  if (type != "Tensor") p->set_type(type);
+  p->meta().set(kTorchScriptTypeKey, type);
+  if (!value_name.empty()) bind_value(value_name, p);
   return absl::OkStatus();
 }
 
