@@ -73,7 +73,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "runtime/graph_module.h"
-#include "runtime/input_constraints.h"
 
 namespace fx {
 

@@ -72,7 +72,9 @@ Workload& workload(int64_t n) {
   if (!gm.ok()) throw std::runtime_error(std::string(gm.status().message()));
   w->gm = std::make_unique<GraphModule>(*std::move(gm));
   w->inputs = {at::rand({1}), at::rand({1})};
-  w->graph_file = graph_file_text(*w->gm);
+  auto text = graph_file_text(*w->gm);
+  if (!text.ok()) throw std::runtime_error(std::string(text.status().message()));
+  w->graph_file = *std::move(text);
   return *cache->emplace(n, std::move(w)).first->second;
 }
 
@@ -190,9 +192,10 @@ void BM_Save(benchmark::State& state) {
 void BM_Check(benchmark::State& state) {
   Workload& w = workload(state.range(0));
   RunOptions options;
-  options.check = true;
   for (auto _ : state) {
-    auto report = run_graph(*w.gm, w.module, w.inputs, options);
+    auto reference = module_reference(w.module, options.device);
+    if (!reference.ok()) throw std::runtime_error(std::string(reference.status().message()));
+    auto report = run_graph(*w.gm, w.inputs, options, &*reference);
     if (!report.ok()) throw std::runtime_error(std::string(report.status().message()));
   }
   finish(state);
