@@ -342,11 +342,22 @@ using schema_internal::SchemaError;
 absl::StatusOr<nlohmann::json> parse_python_json(const std::string& text) {
   // Python's non-standard literals become strings; text inside strings is
   // left alone.
+  // nlohmann's parser and destructor recurse once per level: nesting is
+  // bounded on the text first (real programs nest some 10 levels, 8 more
+  // for each subgraph of a higher-order operator).
+  constexpr int kMaxNesting = 256;
+  int depth = 0;
   std::string fixed;
   bool rewritten = false;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (!in_string && (c == '[' || c == '{') && ++depth > kMaxNesting) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the JSON nests arrays and objects deeper than ", kMaxNesting,
+          " levels (at byte ", i, "), which no torch.export program does"));
+    }
+    if (!in_string && (c == ']' || c == '}')) --depth;
     if (in_string) {
       if (c == '\\') {
         fixed += c;

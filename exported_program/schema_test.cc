@@ -89,6 +89,18 @@ TEST(SchemaTest, KindsTheIrCannotHoldAreKeptAndNamed) {
   EXPECT_THAT(to_json(*p).dump(), HasSubstr("\"as_complex\":{\"imag\":2.0,\"real\":1.0}"));
 }
 
+TEST(PythonJsonTest, NestingIsBoundedBeforeParsing) {
+  // A million brackets would overflow the stack of a recursive parser.
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  auto j = parse_python_json(deep);
+  ASSERT_FALSE(j.ok());
+  EXPECT_THAT(std::string(j.status().message()), ::testing::HasSubstr("deeper than 256 levels"));
+  // Brackets inside strings are text.
+  auto text = parse_python_json(absl::StrCat("{\"a\": \"", std::string(1000, '['), "\"}"));
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_TRUE(parse_python_json(std::string(256, '[') + std::string(256, ']')).ok());
+}
+
 }  // namespace
 }  // namespace exported
 }  // namespace fx
