@@ -294,7 +294,7 @@ absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& origin
                                                    first_line_of(exception_message(e))));
   }
   CheckReference reference;
-  reference.name = "the TorchScript module";
+  reference.name = "the original TorchScript module";
   reference.run = [module](std::vector<c10::IValue> inputs) mutable -> absl::StatusOr<c10::IValue> {
     try {
       return module.forward(std::move(inputs));
@@ -422,6 +422,7 @@ absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
 CheckReference saved_run_reference(const SavedRun& run, const std::string& description) {
   CheckReference reference;
   reference.name = description;
+  reference.other_kernels = true;
   c10::IValue outputs = c10::ivalue::Tuple::create(run.outputs);
   reference.run = [outputs](std::vector<c10::IValue>) -> absl::StatusOr<c10::IValue> {
     return outputs;
@@ -497,7 +498,7 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c
       if (got.sizes() != exp.sizes()) {
         return absl::FailedPreconditionError(
             absl::StrCat("--check: output ", name, " is ", describe(outputs[i].second), " but ",
-                         reference->name, "'s is ", describe(expected[i].second)));
+                         "in ", reference->name, " it is ", describe(expected[i].second)));
       }
       if (got.numel() == 0) continue;
       const double diff = (got - exp).abs().max().item<double>();
@@ -505,10 +506,15 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c
       if (!at::allclose(got, exp, options.rtol, options.atol, /*equal_nan=*/true)) {
         const std::string how = std::isnan(diff) ? "NaN where the other has a number"
                                                   : absl::StrFormat("max abs difference %.3g", diff);
+        // A saved run may come from another libtorch, whose kernels round
+        // differently: then the difference need not be a pass's doing.
         return absl::FailedPreconditionError(absl::StrFormat(
-            "--check: output %s differs from %s's: %s (beyond --atol=%g --rtol=%g); a pass "
-            "changed what the model computes",
-            name, reference->name, how, options.atol, options.rtol));
+            "--check: output %s differs from %s: %s (beyond --atol=%g --rtol=%g); a pass "
+            "changed what the model computes%s",
+            name, reference->name, how, options.atol, options.rtol,
+            reference->other_kernels ? ", or the kernels of the libtorch that saved it round "
+                                       "differently (compare on that platform, or widen --rtol)"
+                                     : ""));
       }
     }
     absl::StrAppend(&report,

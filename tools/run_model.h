@@ -68,8 +68,11 @@ struct RunOptions {
 
 // What --check compares the graph's outputs with.
 struct CheckReference {
-  // How reports and errors name it: "the TorchScript module".
+  // How reports and errors name it: "the original TorchScript module".
   std::string name;
+  // Computed by another libtorch (a saved run), whose kernels may round
+  // differently: error messages say so.
+  bool other_kernels = false;
   // Its outputs on `inputs` (a copy of its own, laid out as given).
   std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> inputs)> run;
 };
