@@ -348,35 +348,12 @@ std::string saved_run_beside(const std::string& model_path) {
   return absl::StrCat(stem, ".expected.pt");
 }
 
-namespace {
-
-// `v` with every tensor in it moved to `device`.
-c10::IValue to_device(const c10::IValue& v, const c10::Device& device) {
-  if (v.isTensor()) return v.toTensor().to(device);
-  if (v.isTuple()) {
-    std::vector<c10::IValue> items;
-    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(to_device(e, device));
-    return c10::ivalue::Tuple::create(std::move(items));
-  }
-  if (v.isList()) {
-    c10::impl::GenericList out(v.toList().elementType());
-    for (const c10::IValue& e : v.toList()) out.push_back(to_device(e, device));
-    return out;
-  }
-  if (v.isGenericDict()) {
-    const auto d = v.toGenericDict();
-    c10::impl::GenericDict out(d.keyType(), d.valueType());
-    for (const auto& kv : d) out.insert(kv.key(), to_device(kv.value(), device));
-    return out;
-  }
-  return v;
-}
-
-}  // namespace
 
 std::vector<c10::IValue> to_device(const std::vector<c10::IValue>& values, const c10::Device& device) {
   std::vector<c10::IValue> out;
-  for (const c10::IValue& v : values) out.push_back(to_device(v, device));
+  for (const c10::IValue& v : values) {
+    out.push_back(map_tensors(v, [&](const at::Tensor& t) { return t.to(device); }));
+  }
   return out;
 }
 
@@ -399,7 +376,7 @@ absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
   std::vector<c10::IValue> inputs;
   for (size_t i = 0; i < placeholders.size(); ++i) {
     if (i < args.size()) {
-      inputs.push_back(to_device(args[i], device));
+      inputs.push_back(to_device({args[i]}, device)[0]);
       continue;
     }
     const std::string& name = placeholders[i]->name();
@@ -409,7 +386,7 @@ absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
           "the program's example inputs give no value for forward's ", name,
           ": give --input=FILE (saved with torch.save) or --input-shape=SHAPES"));
     }
-    inputs.push_back(to_device(it->value(), device));
+    inputs.push_back(to_device({it->value()}, device)[0]);
   }
   if (args.size() > placeholders.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
