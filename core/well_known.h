@@ -41,7 +41,21 @@
 //                         Printers (fxrun's table, pictures) read "shape" and
 //                         "dtype";
 //   kShapePropKey         "shape_prop" (graph meta): how shape_prop ran
-//                         ("device": "cpu" or "meta", "fallback_nodes").
+//                         ("device": "cpu" or "meta", "fallback_nodes");
+//   kExportedProgramKey   "exported_program" (graph meta): the torch.export
+//                         program a graph was read from ("torch_version",
+//                         "schema_version", "layout": "legacy" or "pt2",
+//                         "root_type");
+//   kExportedValueKey     "_exported": what a torch.export program said of a
+//                         node's value, kept so that it can be written back
+//                         exactly: "metadata" (the program's stack_trace,
+//                         nn_module_stack, ...), "tensor_meta" (the schema's
+//                         TensorMeta as JSON, symbolic sizes included), "sym"
+//                         (a symbolic int's expression and hint, as JSON);
+//   kInputConstraintsKey  "input_constraints" (graph meta): the shapes the
+//                         inputs must have ("inputs": [{"placeholder",
+//                         "sizes": [int or symbolic expression]}], "symbols":
+//                         {name: [min, max]}); the runtime checks them.
 //
 // Targets of call_function nodes that the tracer records and the runtime and
 // passes recognise: torch._assert (input checks; kept by dead-code
@@ -65,6 +79,9 @@ inline constexpr absl::string_view kTraceOptionsKey = "_trace_options";
 inline constexpr absl::string_view kHooksTracedKey = "_hooks_traced";
 inline constexpr absl::string_view kTensorMetaKey = "tensor_meta";
 inline constexpr absl::string_view kShapePropKey = "shape_prop";
+inline constexpr absl::string_view kExportedProgramKey = "exported_program";
+inline constexpr absl::string_view kInputConstraintsKey = "input_constraints";
+inline constexpr absl::string_view kExportedValueKey = "_exported";
 
 inline constexpr absl::string_view kAssertTarget = "torch._assert";
 // torch.fx's check that a concrete_args argument given as None is None.

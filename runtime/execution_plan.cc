@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/devices.h"
 #include "runtime/function_lowering.h"
+#include "runtime/input_constraints.h"
 #include "runtime/meta_device.h"
 #include "runtime/plan_steps.h"
 
@@ -135,6 +136,9 @@ absl::Status ExecutionPlan::build() {
     }
     nodes_.push_back(std::move(info));
   }
+  auto constraints = InputConstraints::from_graph(graph);
+  if (!constraints.ok()) return constraints.status();
+  constraints_ = std::make_unique<const InputConstraints>(*std::move(constraints));
   return absl::OkStatus();
 }
 
@@ -188,6 +192,7 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run(std::vector<c10::IValue> inputs) 
 absl::StatusOr<c10::IValue> ExecutionPlan::run(RunState& state,
                                                std::vector<c10::IValue> inputs) const {
   if (absl::Status s = check_inputs(inputs); !s.ok()) return s;
+  if (absl::Status s = constraints_->check(inputs); !s.ok()) return s;
   c10::optional<c10::InferenceMode> inference;
   if (options_.inference_mode) inference.emplace();
   RunState::Impl& st = *state.impl_;

@@ -115,6 +115,8 @@ struct PlanStats {
   size_t intermediate_bytes = 0;
 };
 
+class InputConstraints;
+
 class ExecutionPlan {
  public:
   // What one thread's runs reuse: value slots, the operator stack, and the
@@ -184,6 +186,8 @@ class ExecutionPlan {
   std::vector<NodeInfo> nodes_;  // in graph order; a node's index is its slot
   absl::flat_hash_map<const Node*, uint32_t> slot_of_;
   std::vector<std::string> input_names_;
+  // The input shapes a graph read from a torch.export program accepts.
+  std::unique_ptr<const InputConstraints> constraints_;
   size_t lowered_functions_ = 0;
 
   mutable std::mutex mutex_;  // guards the two members below

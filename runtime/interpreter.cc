@@ -1,11 +1,14 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/interpreter.h"
 
+#include "runtime/input_constraints.h"
+
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/last_uses.h"
 #include "core/printer.h"
+#include "runtime/input_constraints.h"
 #include "runtime/node_calls.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
@@ -42,6 +45,7 @@ struct Interpreter::Plan {
   std::vector<NodePlan> nodes;
   std::vector<const Node*> placeholders;
   uint64_t bound = 0;
+  InputConstraints constraints;
 };
 
 Interpreter::Interpreter(GraphModule& module) : module_(module) {}
@@ -66,6 +70,9 @@ absl::Status Interpreter::build_plan() {
     p.target = *std::move(target);
     plan->nodes.push_back(std::move(p));
   }
+  auto constraints = InputConstraints::from_graph(graph);
+  if (!constraints.ok()) return constraints.status();
+  plan->constraints = *std::move(constraints);
   // Release each value after its last user.
   const LastUses last_uses(graph);
   for (NodePlan& p : plan->nodes) {
@@ -89,6 +96,7 @@ absl::StatusOr<c10::IValue> Interpreter::run(std::vector<c10::IValue> inputs) {
         absl::StrJoin(placeholders, ", ", NodeNameFormatter()),
         ") but ", inputs.size(), " were given"));
   }
+  if (absl::Status s = plan_->constraints.check(inputs); !s.ok()) return s;
   inputs_ = std::move(inputs);
   env_.assign(plan_->bound, c10::IValue());
   has_value_.assign(plan_->bound, 0);
@@ -202,6 +210,7 @@ absl::StatusOr<c10::IValue> run_operator(NodePlan& p, std::vector<c10::IValue> a
   if (!p.resolved) {
     if (p.target.exact) {
       p.call.op = p.target.op;
+      p.call.wrap_numbers = true;
     } else {
       auto call = resolve_call(*p.node, args, kwargs);
       if (!call.ok()) return call.status();

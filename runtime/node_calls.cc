@@ -3,6 +3,7 @@
 
 #include <ATen/ScalarOps.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
+#include <ATen/core/dynamic_type.h>
 #include <torch/csrc/jit/mobile/type_parser.h>
 
 #include "absl/strings/match.h"
@@ -89,6 +90,55 @@ absl::Status node_error(const Node& node, absl::string_view message) {
                                                  describe_target(node), "): ", message));
 }
 
+// Whether `value` is a value of `type`: by its static type, or, for a
+// container whose element types say less (a Dict[Any, Any] read from a
+// pickle, a List[Any]), by its elements, as Python would see it.
+bool value_fits(const c10::IValue& value, const c10::TypePtr& type, int depth = 0) {
+  if (value.type()->isSubtypeOf(*type)) return true;
+  if (depth > 32) return false;
+  // The type parser of annotations gives mobile's DynamicType: its static form.
+  if (type->kind() == c10::TypeKind::DynamicType) {
+    return value_fits(value, type->expectRef<c10::DynamicType>().fallback(), depth + 1);
+  }
+  switch (type->kind()) {
+    case c10::TypeKind::FloatType:
+      return value.isInt();
+    case c10::TypeKind::OptionalType:
+      return value.isNone() || value_fits(value, type->expectRef<c10::OptionalType>().getElementType(), depth + 1);
+    case c10::TypeKind::ListType: {
+      if (!value.isList()) return false;
+      const c10::TypePtr element = type->expectRef<c10::ListType>().getElementType();
+      for (const c10::IValue& e : value.toListRef()) {
+        if (!value_fits(e, element, depth + 1)) return false;
+      }
+      return true;
+    }
+    case c10::TypeKind::DictType: {
+      if (!value.isGenericDict()) return false;
+      const auto& dict_type = type->expectRef<c10::DictType>();
+      for (const auto& kv : value.toGenericDict()) {
+        if (!value_fits(kv.key(), dict_type.getKeyType(), depth + 1) ||
+            !value_fits(kv.value(), dict_type.getValueType(), depth + 1)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    case c10::TypeKind::TupleType: {
+      if (!value.isTuple()) return false;
+      const auto& items = value.toTupleRef().elements();
+      const auto& types = type->expectRef<c10::TupleType>().elements();
+      if (items.size() != types.size()) return false;
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (!value_fits(items[i], types[i], depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 // Checks a caller's input against a placeholder's TorchScript type, when known.
 absl::Status check_input_type(const Node& node, size_t index, const c10::IValue& value) {
   std::string annotation;
@@ -105,10 +155,7 @@ absl::Status check_input_type(const Node& node, size_t index, const c10::IValue&
   } catch (const std::exception&) {
     return absl::OkStatus();  // an annotation we cannot check
   }
-  if (value.type()->isSubtypeOf(*expected) ||
-      (expected->kind() == c10::TypeKind::FloatType && value.isInt())) {
-    return absl::OkStatus();
-  }
+  if (value_fits(value, expected)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("input ", index, " (placeholder '", node.name(),
                                                  "') must be ", annotation, " but got ",
                                                  escape_for_message(value.type()->repr_str())));
@@ -276,9 +323,19 @@ absl::StatusOr<ResolvedCall> resolve_call(const Node& node, const std::vector<c1
 }
 
 
+bool takes_wrapped_number(const c10::Argument& param) {
+  return without_optional(param.type())->kind() == c10::TypeKind::TensorType;
+}
+
 void adjust_arguments(const ResolvedCall& call, std::vector<c10::IValue>& args) {
   if (call.swap_operands && args.size() == 2) std::swap(args[0], args[1]);
   if (call.wrap_first && !args.empty() && is_number(args[0])) args[0] = wrap_number(args[0]);
+  if (call.wrap_numbers) {
+    const auto& params = call.op.schema->arguments();
+    for (size_t i = 0; i < args.size() && i < params.size() && !params[i].kwarg_only(); ++i) {
+      if (is_number(args[i]) && takes_wrapped_number(params[i])) args[i] = wrap_number(args[i]);
+    }
+  }
 }
 
 c10::IValue take_returns(const c10::FunctionSchema& schema, torch::jit::Stack& stack) {
@@ -295,7 +352,16 @@ absl::StatusOr<c10::IValue> call_operator(const Node& node, const ResolvedCall& 
                                           const IValueKwargs& kwargs,
                                           torch::jit::Stack* called_with) {
   adjust_arguments(call, args);
-  auto stack = bind_arguments(*call.op.schema, std::move(args), kwargs);
+  IValueKwargs wrapped;
+  if (call.wrap_numbers) {
+    wrapped = kwargs;
+    for (auto& [key, value] : wrapped) {
+      for (const c10::Argument& p : call.op.schema->arguments()) {
+        if (p.name() == key && is_number(value) && takes_wrapped_number(p)) value = wrap_number(value);
+      }
+    }
+  }
+  auto stack = bind_arguments(*call.op.schema, std::move(args), call.wrap_numbers ? wrapped : kwargs);
   if (!stack.ok()) return node_error(node, stack.status().message());
   if (called_with != nullptr) *called_with = *stack;
   try {

@@ -104,11 +104,19 @@ struct ResolvedCall {
   BoundOperator op;
   bool swap_operands = false;  // `2 + x` runs as add(x, 2)
   bool wrap_first = false;     // `2 - x` runs as sub(tensor(2), x)
+  // An exact overload given Python numbers where it takes tensors
+  // (`aten::add.Tensor(x, 1)`, as torch.export's graphs hold them): each
+  // such number becomes a 0-dim wrapped-number tensor, as torch's Python
+  // binding makes it (so it promotes as a scalar).
+  bool wrap_numbers = false;
 };
 
 // The operator a Python-level target means for these argument values.
 absl::StatusOr<ResolvedCall> resolve_call(const Node& node, const std::vector<c10::IValue>& args,
                                           const IValueKwargs& kwargs);
+
+// Whether a number passed to `param` is wrapped when `call.wrap_numbers`.
+bool takes_wrapped_number(const c10::Argument& param);
 
 // `args` rearranged as `call` says (operands swapped, a number wrapped).
 void adjust_arguments(const ResolvedCall& call, std::vector<c10::IValue>& args);

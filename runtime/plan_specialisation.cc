@@ -287,6 +287,7 @@ absl::Status ExecutionPlan::run_node_by_node(const std::vector<c10::IValue>& inp
       choice.is_operator = true;
       if (t.exact) {
         choice.call.op = t.op;
+        choice.call.wrap_numbers = true;
       } else {
         auto call = resolve_call(node, args, kwargs);
         if (!call.ok()) return call.status();
@@ -428,11 +429,14 @@ absl::Status build_operator_step(const Node& node, const ResolvedCall& call, Sou
       case ParamBinding::kPositional:
         bound[i] = positional[b.index];
         s = sources.source(*positional[b.index], p.type(), p.N(),
-                           call.wrap_first && b.index == 0, writes);
+                           (call.wrap_first && b.index == 0) ||
+                               (call.wrap_numbers && takes_wrapped_number(p)),
+                           writes);
         break;
       case ParamBinding::kKeyword:
         bound[i] = kwarg_values[b.index];
-        s = sources.source(*kwarg_values[b.index], p.type(), p.N(), false, writes);
+        s = sources.source(*kwarg_values[b.index], p.type(), p.N(),
+                           call.wrap_numbers && takes_wrapped_number(p), writes);
         break;
       case ParamBinding::kPacked:
         s = sources.packed(positional, b.index, b.end, p.type(), p.N());

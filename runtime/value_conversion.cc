@@ -367,11 +367,13 @@ at::Tensor copy_tensor(const at::Tensor& t, StorageCopies& copies) {
   return copy;
 }
 
-c10::IValue copy_value(const c10::IValue& v, StorageCopies& copies) {
-  if (v.isTensor()) return copy_tensor(v.toTensor(), copies);
+}  // namespace
+
+c10::IValue map_tensors(const c10::IValue& v, const std::function<at::Tensor(const at::Tensor&)>& fn) {
+  if (v.isTensor()) return fn(v.toTensor());
   if (v.isTuple()) {
     std::vector<c10::IValue> items;
-    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(copy_value(e, copies));
+    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(map_tensors(e, fn));
     // A NamedTuple stays one (its type names the class and the fields).
     if (v.toTupleRef().type()->name()) {
       return c10::ivalue::Tuple::createNamed(std::move(items), v.toTupleRef().type());
@@ -380,30 +382,30 @@ c10::IValue copy_value(const c10::IValue& v, StorageCopies& copies) {
   }
   if (v.isList()) {
     c10::impl::GenericList out(v.toList().elementType());
-    for (const c10::IValue& e : v.toList()) out.push_back(copy_value(e, copies));
+    for (const c10::IValue& e : v.toList()) out.push_back(map_tensors(e, fn));
     return out;
   }
   if (v.isGenericDict()) {
     const auto d = v.toGenericDict();
     c10::impl::GenericDict out(d.keyType(), d.valueType());
-    for (const auto& kv : d) out.insert(kv.key(), copy_value(kv.value(), copies));
+    for (const auto& kv : d) out.insert(kv.key(), map_tensors(kv.value(), fn));
     return out;
   }
   return v;
 }
 
-}  // namespace
-
 c10::IValue deep_copy(const c10::IValue& value) {
   StorageCopies copies;
-  return copy_value(value, copies);
+  return map_tensors(value, [&](const at::Tensor& t) { return copy_tensor(t, copies); });
 }
 
 std::vector<c10::IValue> deep_copy(const std::vector<c10::IValue>& values) {
   StorageCopies copies;
   std::vector<c10::IValue> out;
   out.reserve(values.size());
-  for (const c10::IValue& v : values) out.push_back(copy_value(v, copies));
+  for (const c10::IValue& v : values) {
+    out.push_back(map_tensors(v, [&](const at::Tensor& t) { return copy_tensor(t, copies); }));
+  }
   return out;
 }
 

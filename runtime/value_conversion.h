@@ -72,6 +72,10 @@ std::vector<c10::IValue> sequence_elements(const c10::IValue& sequence);
 // Requires every value to be of the element type.
 c10::IValue make_typed_list(const c10::TypePtr& element, std::vector<c10::IValue> values);
 
+// `v` with `fn` applied to every tensor in it: tuples (NamedTuples keep their
+// type), lists and dicts rebuilt around the results; other values as they are.
+c10::IValue map_tensors(const c10::IValue& v, const std::function<at::Tensor(const at::Tensor&)>& fn);
+
 // A copy of `value` that shares no tensor with it, laid out as it is: each
 // tensor a view, with its sizes, strides and storage offset, of a copy of
 // its storage (an expanded input stays expanded, so an in-place operator

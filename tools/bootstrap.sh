@@ -18,7 +18,8 @@ set -euo pipefail
 #   libabsl-dev                    Abseil (flags, status, strings, hash containers)
 #   libgtest-dev, libgmock-dev     GoogleTest / GoogleMock
 #   libbenchmark-dev               Google Benchmark
-#   nlohmann-json3-dev             JSON (fxrun --emit=json)
+#   nlohmann-json3-dev             JSON (fxrun --emit=json, torch.export programs)
+#   libzip-dev                     zip archives (torch.export's .pt2 files)
 #   graphviz                       the dot program: fxrun --emit=svg|png renders with it
 #   python3-torch, python3-torchvision
 #                                  fixture generators (TorchScript models at build time)
@@ -35,6 +36,7 @@ PACKAGES=(
   libgmock-dev
   libbenchmark-dev
   nlohmann-json3-dev
+  libzip-dev
   graphviz
   python3-torch
   python3-torchvision

@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 //
-// fxrun: trace a TorchScript model, run a pass pipeline over it, print or
-// emit the result. The command-line driver of FX for C++.
+// fxrun: trace a TorchScript model or read a torch.export program, run a pass
+// pipeline over it, print, emit or save the result. The command-line driver
+// of FX for C++.
 //
 //   bazel run //tools:fxrun                       # ResNet-18, module paths, as a table
 //   bazel run //tools:fxrun -- --model=m.pt --tracer=module_path,tagging{tag=bar}
@@ -10,6 +11,7 @@
 //   bazel run //tools:fxrun -- --graph=/tmp/graph.json --passes=dce --save=/tmp/resnet18_fx.pt
 //   bazel run //tools:fxrun -- --emit=png --emit-scope=layer1.0 --output=/tmp/block.png
 //   bazel run //tools:fxrun -- --plugin=/path/libmy_plugin.so --list-plugins
+//   bazel run //tools:fxrun -- --model=resnet18.pt2 --passes=dce --check --save=/tmp/out.pt2
 //
 // The in-tree plugins (tracer extensions and passes) are loaded from fxrun's
 // runfiles exactly as --plugin loads out-of-tree ones. Flags may be spelled
@@ -41,6 +43,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "core/message_text.h"
 #include "core/printer.h"
 #include "core/well_known.h"
@@ -51,11 +54,13 @@
 #include "plugins/registry.h"
 #include "tools/cpp/runfiles/runfiles.h"
 #include "tools/command_line.h"
+#include "tools/fxrun_text.h"
 #include "tools/graph_dot.h"
 #include "tools/graphviz.h"
 #include "tools/graph_file.h"
 #include "tools/input_file.h"
 #include "tools/model_file.h"
+#include "exported_program/writer.h"
 #include "tools/output_file.h"
 #include "tools/run_model.h"
 #include "runtime/devices.h"
@@ -64,8 +69,8 @@
 #include "tracer/tracer.h"
 
 ABSL_FLAG(std::string, model, "",
-          "TorchScript model (.pt) to trace, or - to read it from standard input; default: the "
-          "bundled ResNet-18");
+          "TorchScript model (.pt) to trace or torch.export program (.pt2) to read, or - to read "
+          "either from standard input; default: the bundled ResNet-18");
 ABSL_FLAG(std::string, tracer, "module_path",
           "tracer extensions, in order, with options: module_path,tagging{tag=bar}");
 ABSL_FLAG(std::string, passes, "", "pass pipeline: inline{modules=relu},dce,invert");
@@ -86,8 +91,11 @@ ABSL_FLAG(std::string, emit_scope, "",
           "with their neighbours outside it as small boundary nodes");
 ABSL_FLAG(std::string, output, "", "write the printed or emitted result to this file");
 ABSL_FLAG(std::string, save, "",
-          "export the final graph as a TorchScript module to this .pt file (torch.jit.load and "
-          "torch::jit::load read it)");
+          "export the final graph to this file: a torch.export program when its name ends in "
+          ".pt2 (torch.export.load reads it), else a TorchScript module (torch.jit.load reads it)");
+ABSL_FLAG(std::string, pt2_layout, "pt2",
+          "the layout --save=X.pt2 writes: pt2 (the PT2 archive, torch 2.8 and later) or legacy "
+          "(the zip torch 2.1 to 2.7 read)");
 ABSL_FLAG(std::string, graph, "",
           "read the graph from this file (written by --emit=json) instead of tracing; its "
           "parameters and submodules come from --model");
@@ -115,6 +123,10 @@ ABSL_FLAG(std::string, input, "",
 ABSL_FLAG(bool, check, false,
           "also run the original TorchScript module on the same inputs and fail beyond "
           "--atol/--rtol (implies --run)");
+ABSL_FLAG(std::string, expected, "",
+          "for --check of a .pt2 program: a run PyTorch saved, torch.save({'inputs': args, "
+          "'outputs': torch.utils._pytree.tree_leaves(outputs)}); default: NAME.expected.pt "
+          "beside NAME.pt2");
 ABSL_FLAG(double, atol, 1e-5, "absolute tolerance of --check");
 ABSL_FLAG(double, rtol, 1e-4, "relative tolerance of --check");
 ABSL_FLAG(int32_t, repeat, 1, "timed runs (implies --run); latency median/min/max");
@@ -181,27 +193,6 @@ void load_builtin_plugins(const Runfiles* runfiles) {
   }
 }
 
-void list_plugins(std::ostream& out) {
-  const Registry& registry = Registry::global();
-  // One entry: name, description, plugin, then its options one per line.
-  auto describe = [&out](const ComponentInfo& c) {
-    out << "  " << c.name << "  " << c.description << "  [plugin " << c.plugin.name << "]";
-    for (const OptionSpec& o : c.options) {
-      out << "\n      " << o.name << "=" << (o.default_value.empty() ? "..." : o.default_value)
-          << "  " << o.description << " (" << o.type << ")";
-    }
-    out << "\n";
-  };
-  out << "Plugins:\n";
-  for (const PluginRecord& p : registry.plugins()) {
-    out << "  " << p.name << " " << p.version << "  " << p.path << "\n";
-  }
-  out << "\nTracer extensions (--tracer=NAME{option=value ...},...):\n";
-  for (const TracerExtensionInfo& e : registry.tracer_extensions()) describe(e);
-  out << "\nPasses (--passes=NAME{option=value ...},...):\n";
-  for (const PassInfo& p : registry.passes()) describe(p);
-}
-
 // A value as Python would read it: True, False, None, an int, a float, a
 // quoted string; anything else is a string as written.
 Argument python_literal(const std::string& text) {
@@ -245,37 +236,6 @@ void configure_tracer(Tracer& tracer) {
   }
 }
 
-// The keys a tracer or pass left in node meta, in first-seen order, for the
-// table's extra columns (bookkeeping keys, starting with '_', left out);
-// shape_prop's tensor_meta, last, as its shape and dtype.
-std::vector<std::string> meta_columns(const Graph& graph) {
-  std::vector<std::string> keys;
-  bool tensor_meta = false;
-  for (const Node* n : graph.nodes()) {
-    for (const auto& [key, value] : n->meta()) {
-      if (key == kTensorMetaKey) {
-        tensor_meta = true;
-      } else if (!absl::StartsWith(key, "_") &&
-                 std::find(keys.begin(), keys.end(), key) == keys.end()) {
-        keys.push_back(key);
-      }
-    }
-  }
-  if (tensor_meta) {
-    for (const char* field : {"shape", "dtype"}) {
-      keys.push_back(absl::StrCat(kTensorMetaKey, ".", field));
-    }
-  }
-  return keys;
-}
-
-std::string render(const GraphModule& gm, const std::string& format) {
-  if (format == "graph") return format_graph(gm.graph()) + "\n";
-  if (format == "tabular") return format_tabular(gm.graph(), meta_columns(gm.graph())) + "\n";
-  if (format == "code") return gm.code();
-  return "";
-}
-
 // --emit=dot|svg|png: the graph (or the part --emit-scope names) as a
 // picture; `dot_program` is Graphviz's dot, found before the run.
 std::string picture(const Graph& graph, const std::string& format, const std::string& dot_program) {
@@ -290,31 +250,13 @@ std::string picture(const Graph& graph, const std::string& format, const std::st
   return std::move(rendered->output);
 }
 
-// --help: every fxrun flag with its default, spelled as documented; exit 0.
-void print_help() {
-  std::cout << "fxrun: trace a TorchScript model, run passes over it, print or emit the graph.\n\n"
-               "  fxrun [--model=M.pt] [--tracer=LIST] [--passes=PIPELINE] [--plugin=LIB.so]...\n\n"
-               "Flags (dashes and underscores are interchangeable):\n";
-  std::vector<const absl::CommandLineFlag*> flags;
-  for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (absl::EndsWith(flag->Filename(), "fxrun.cc")) flags.push_back(flag);
-  }
-  std::sort(flags.begin(), flags.end(),
-            [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
-  for (const absl::CommandLineFlag* flag : flags) {
-    std::cout << "  --" << absl::StrReplaceAll(flag->Name(), {{"_", "-"}}) << "  " << flag->Help();
-    if (!flag->DefaultValue().empty()) std::cout << " (default: " << flag->DefaultValue() << ")";
-    std::cout << "\n";
-  }
-}
-
 int run(int argc, char** argv) {
   auto command_line = parse_command_line(argc, argv, FlagsOfFile{"tools/fxrun.cc"},
                                          {"plugin", "op_library", "leaf_functions",
                                           "trace_through", "concrete_args", "print_after"});
   if (!command_line.ok()) fail(command_line.status().message());
   if (command_line->help) {
-    print_help();
+    print_help(std::cout);
     return 0;
   }
   auto given = [&](absl::string_view flag) { return command_line->given.contains(flag); };
@@ -370,7 +312,6 @@ int run(int argc, char** argv) {
   const bool run_graph_too =
       absl::GetFlag(FLAGS_run) || check || given("repeat") || given("warmup");
   RunOptions run_options;
-  run_options.check = check;
   run_options.atol = absl::GetFlag(FLAGS_atol);
   run_options.rtol = absl::GetFlag(FLAGS_rtol);
   run_options.repeat = absl::GetFlag(FLAGS_repeat);
@@ -386,7 +327,7 @@ int run(int argc, char** argv) {
     if (!shapes.ok()) fail(shapes.status().message());
     input_shapes = *std::move(shapes);
   }
-  for (const char* flag : {"atol", "rtol"}) {
+  for (const char* flag : {"atol", "rtol", "expected"}) {
     if (given(flag) && !check) {
       fail(absl::StrCat("--", flag, " is a tolerance of --check, which compares the graph's "
                         "outputs with the original module's: add --check"));
@@ -426,6 +367,18 @@ int run(int argc, char** argv) {
       input_shapes = {InputShape{c10::ScalarType::Float, {1, 3, 224, 224}}};  // the bundled ResNet-18's
     }
   }
+  const std::string save_path = absl::GetFlag(FLAGS_save);
+  const bool save_program = absl::EndsWith(save_path, ".pt2");
+  exported::WriteOptions write_options;
+  if (given("pt2_layout")) {
+    const std::string layout = absl::GetFlag(FLAGS_pt2_layout);
+    if (layout == "legacy") {
+      write_options.layout = exported::WriteLayout::kLegacy;
+    } else if (layout != "pt2") {
+      fail(absl::StrCat("--pt2-layout takes pt2 or legacy, not ", quote_for_message(layout)));
+    }
+    if (!save_program) fail("--pt2-layout says how --save writes a .pt2 file: add --save=FILE.pt2");
+  }
   std::string runfiles_error;
   std::unique_ptr<Runfiles> runfiles(Runfiles::Create(argv[0], &runfiles_error));
   std::string model_path = user_path(absl::GetFlag(FLAGS_model));
@@ -446,6 +399,18 @@ int run(int argc, char** argv) {
   inputs.insert(inputs.end(), plugin_paths.begin(), plugin_paths.end());
   inputs.insert(inputs.end(), op_libraries.begin(), op_libraries.end());
   if (given("input")) inputs.push_back(user_path(absl::GetFlag(FLAGS_input)));
+  // The run --check of a program compares with (a .pt2 program's; known
+  // once the model is read).
+  std::string saved_run_path;
+  if (given("expected")) {
+    if (absl::GetFlag(FLAGS_expected).empty()) {
+      fail("--expected is empty (an unset variable?); give the file of a run PyTorch saved");
+    }
+    saved_run_path = user_path(absl::GetFlag(FLAGS_expected));
+  } else if (check && model_path != "-") {
+    saved_run_path = saved_run_beside(model_path);
+  }
+  if (!saved_run_path.empty()) inputs.push_back(saved_run_path);
   const std::string graph_path = user_path(absl::GetFlag(FLAGS_graph));
   if (given("graph")) inputs.push_back(graph_path);
   // An output file checked before the run: not one of the inputs.
@@ -512,8 +477,36 @@ int run(int argc, char** argv) {
   if (!pm.ok()) fail(pm.status().message());
   if (absl::GetFlag(FLAGS_print_pipeline)) std::cout << pm->pipeline_text() << "\n";
 
-  auto model = load_model(model_path);
-  if (!model.ok()) fail(model.status().message());
+  const std::string shown_model =
+      model_path == "-" ? std::string("the model") : path_for_message(model_path);
+  auto model_file = load_model_file(model_path);
+  if (!model_file.ok()) fail(model_file.status().message());
+  const exported::LoadedProgram* program =
+      model_file->program ? &*model_file->program : nullptr;
+  if (program != nullptr) {
+    for (const std::string& w : program->warnings) warn(w);
+    // A program is a graph already: nothing of TorchScript's tracing applies.
+    for (const char* flag : {"leaf_functions", "trace_through", "concrete_args", "assertions",
+                             "training"}) {
+      if (given(flag)) {
+        fail(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}), " is for tracing ",
+                          "TorchScript, and ", shown_model,
+                          " is a torch.export program, a graph already: leave it out"));
+      }
+    }
+  } else if (given("expected")) {
+    fail(absl::StrCat("--expected is for --check of a torch.export program; ", shown_model,
+                      " is TorchScript, which --check runs itself: leave it out"));
+  }
+  Tracer tracer;
+  configure_tracer(tracer);
+  auto trace_model = [&]() -> absl::StatusOr<GraphModule> {
+    try {
+      return program != nullptr ? tracer.trace(*program) : tracer.trace(*model_file->torchscript);
+    } catch (const std::exception& e) {  // a tracer extension's, described (plugins/plugin_guard.h)
+      return absl::InvalidArgumentError(e.what());
+    }
+  };
   absl::StatusOr<GraphModule> gm = absl::UnknownError("no graph");
   if (given("graph")) {
     auto text = read_regular_file(graph_path, "--graph");
@@ -522,29 +515,54 @@ int run(int argc, char** argv) {
       fail(absl::StrCat("--graph ", path_for_message(graph_path),
                         " is empty; give a graph file written by fxrun --emit=json"));
     }
-    if (absl::GetFlag(FLAGS_training) != model->is_training()) {
-      model->train(absl::GetFlag(FLAGS_training));
+    torch::jit::Module root;
+    if (program != nullptr) {  // the module tree the program's graph refers to
+      auto read = trace_model();
+      if (!read.ok()) fail(absl::StrCat("cannot read ", shown_model, ": ", read.status().message()));
+      root = read->root();
+    } else {
+      root = *model_file->torchscript;
+      if (absl::GetFlag(FLAGS_training) != root.is_training()) root.train(absl::GetFlag(FLAGS_training));
     }
-    gm = read_graph_file(*text, *model, graph_path);
+    gm = read_graph_file(*text, root, graph_path);
     if (!gm.ok()) fail(gm.status().message());
   } else {
-    Tracer tracer;
-    configure_tracer(tracer);
-    try {
-      gm = tracer.trace(*model);
-    } catch (const std::exception& e) {  // a tracer extension's, described (plugins/plugin_guard.h)
-      fail(absl::StrCat("cannot trace ", model_path == "-" ? "the model" : path_for_message(model_path),
-                        ": ", e.what()));
-    }
+    gm = trace_model();
     for (const std::string& w : tracer.warnings()) warn(w);
     if (!gm.ok()) {
-      fail(absl::StrCat("cannot trace ",
-                        model_path == "-" ? "the model" : path_for_message(model_path), ": ",
+      fail(absl::StrCat(program != nullptr ? "cannot read " : "cannot trace ", shown_model, ": ",
                         gm.status().message()));
     }
   }
 
-  if (run_graph_too && !example_inputs && given("model")) {
+  // A program's --check compares with a run PyTorch saved, on its inputs.
+  std::optional<SavedRun> saved_run;
+  if (program != nullptr && check) {
+    if (!given("expected") && (model_path == "-" || !std::ifstream(saved_run_path))) {
+      fail(absl::StrCat(
+          "--check of a torch.export program compares with a run PyTorch saved (this libtorch "
+          "cannot run the program itself): give --expected=FILE, written in Python by "
+          "torch.save({'inputs': args, 'outputs': torch.utils._pytree.tree_leaves(ep.module()(*args))}, "
+          "FILE)",
+          model_path == "-" ? "" : absl::StrCat(", or put it at ", path_for_message(saved_run_path))));
+    }
+    if (example_inputs) {
+      fail("--check of a torch.export program runs the inputs saved with the outputs it compares "
+           "with (--expected): leave out --input and --input-shape");
+    }
+    auto read = read_saved_run(saved_run_path, "--expected");
+    if (!read.ok()) fail(read.status().message());
+    saved_run = *std::move(read);
+  }
+  // The inputs a program brings, when none were given: its saved run's, or
+  // the example inputs it was exported with.
+  auto program_inputs = [&](const c10::Device& device) -> absl::StatusOr<std::vector<c10::IValue>> {
+    if (!saved_run) return program_example_inputs(*program, gm->graph(), device);
+    return to_device(saved_run->inputs, device);
+  };
+  const bool inputs_from_program = program != nullptr && !example_inputs;
+
+  if (run_graph_too && !example_inputs && !inputs_from_program && given("model")) {
     std::vector<std::string> placeholders;
     for (const Node* n : gm->graph().nodes()) {
       if (n->op() == Op::kPlaceholder) placeholders.push_back(n->name());
@@ -563,6 +581,9 @@ int run(int argc, char** argv) {
                        : random_inputs(input_shapes, c10::Device(c10::kCPU));
     if (!inputs.ok()) fail(inputs.status().message());
     context.set_example_inputs(*std::move(inputs));
+  } else if (inputs_from_program) {  // when it has them
+    auto inputs = program_inputs(c10::Device(c10::kCPU));
+    if (inputs.ok()) context.set_example_inputs(*std::move(inputs));
   }
   absl::Status ran = pm->run(*gm, context);
   for (const std::string& w : context.warnings()) warn(w);
@@ -574,7 +595,16 @@ int run(int argc, char** argv) {
   }
   if (pm_options.time_passes) std::cerr << pm->timing_report();
 
-  if (saved) {
+  if (saved && save_program) {
+    // torch.export.save names the archive's top folder after the file.
+    absl::string_view file_name = saved->path();
+    file_name = file_name.substr(file_name.rfind('/') + 1);
+    write_options.archive_name = std::string(absl::StripSuffix(file_name, ".pt2"));
+    if (program != nullptr) write_options.example_inputs = program->example_inputs;
+    auto bytes = exported::write_program(*gm, write_options);
+    if (!bytes.ok()) fail(absl::StrCat("--save: ", bytes.status().message()));
+    saved->stream() << *bytes;
+  } else if (saved) {
     auto exported = export_to_torchscript(*gm);
     if (!exported.ok()) fail(exported.status().message());
     try {
@@ -595,10 +625,20 @@ int run(int argc, char** argv) {
   if (run_graph_too) {
     if (absl::GetFlag(FLAGS_threads) > 0) at::set_num_threads(absl::GetFlag(FLAGS_threads));
     absl::StatusOr<std::vector<c10::IValue>> run_inputs =
-        given("input") ? read_inputs(user_path(absl::GetFlag(FLAGS_input)), run_options.device)
-                       : random_inputs(input_shapes, run_options.device);
+        given("input")        ? read_inputs(user_path(absl::GetFlag(FLAGS_input)), run_options.device)
+        : inputs_from_program ? program_inputs(run_options.device)
+                              : random_inputs(input_shapes, run_options.device);
     if (!run_inputs.ok()) fail(run_inputs.status().message());
-    auto report = run_graph(*gm, *model, *run_inputs, run_options);
+    std::optional<CheckReference> reference;
+    if (saved_run) {
+      reference = saved_run_reference(
+          *saved_run, absl::StrCat("PyTorch's run saved in ", path_for_message(saved_run_path)));
+    } else if (check) {
+      auto module = module_reference(*model_file->torchscript, run_options.device);
+      if (!module.ok()) fail(module.status().message());
+      reference = *std::move(module);
+    }
+    auto report = run_graph(*gm, *run_inputs, run_options, reference ? &*reference : nullptr);
     if (!report.ok()) fail(report.status().message());
     // The run's report goes under what was printed; with --emit it would break
     // the machine format, so it goes to stderr then.

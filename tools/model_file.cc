@@ -67,48 +67,84 @@ std::string first_line_of(const std::string& message) {
   return "no reason given";
 }
 
-absl::StatusOr<torch::jit::Module> load_model(const std::string& path) {
-  if (path.empty()) {
-    return absl::InvalidArgumentError("--model is empty; give a .pt file (or - for standard input)");
-  }
-  const std::string shown =
-      path == "-" ? std::string("from standard input") : path_for_message(path);
-  // What libtorch reads recursively is checked first; what it read after.
+namespace {
+
+// A TorchScript module from the bytes of its file (`shown` in messages).
+absl::StatusOr<torch::jit::Module> load_torchscript(std::string bytes, const std::string& shown) {
   auto refused = [&](const absl::Status& s) {
     return absl::InvalidArgumentError(absl::StrCat("cannot load model ", shown, ": ", s.message()));
   };
+  // What libtorch reads recursively is checked first; what it read after.
+  if (absl::Status s = check_archive_bytes(bytes); !s.ok()) return refused(s);
   try {
-    torch::jit::Module model;
-    if (path != "-") {
-      if (absl::Status s = check_regular_file(
-              path, "model",
-              "give a .pt file saved with torch.jit.save, or --model=- to read one from standard "
-              "input");
-          !s.ok()) {
-        return s;
-      }
-      if (absl::Status s = check_archive_file(path); !s.ok()) return refused(s);
-      model = torch::jit::load(path);
-    } else {
-      // Standard input, read to its end first (the archive is read out of
-      // order); a TorchScript file is a zip archive, which starts "PK\3\4".
-      auto data = read_standard_input("--model=-: standard input", kZipMagic);
-      if (!data.ok()) {
-        return absl::Status(data.status().code(),
-                            absl::StrCat(data.status().message(),
-                                         " (give a TorchScript file saved with torch.jit.save)"));
-      }
-      if (data->empty()) return absl::InvalidArgumentError("--model=-: standard input is empty");
-      if (absl::Status s = check_archive_bytes(*data); !s.ok()) return refused(s);
-      std::istringstream in(*std::move(data));
-      model = torch::jit::load(in);
-    }
+    std::istringstream in(std::move(bytes));
+    torch::jit::Module model = torch::jit::load(in);
     if (absl::Status s = check_module_tensors(model); !s.ok()) return refused(s);
     return model;
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot load model ", shown, ": ", explain(exception_message(e))));
   }
+}
+
+// The bytes of the model file `path` ("-": standard input, read to its end).
+absl::StatusOr<std::string> read_model_bytes(const std::string& path) {
+  if (path.empty()) {
+    return absl::InvalidArgumentError(
+        "--model is empty; give a .pt or .pt2 file (or - for standard input)");
+  }
+  if (path != "-") {
+    if (absl::Status s = check_regular_file(
+            path, "model",
+            "give a .pt file saved with torch.jit.save or a .pt2 file saved with "
+            "torch.export.save, or --model=- to read one from standard input");
+        !s.ok()) {
+      return s;
+    }
+    return read_regular_file(path, "--model");
+  }
+  // Both kinds are zip archives, which start "PK\3\4".
+  auto data = read_standard_input("--model=-: standard input", kZipMagic);
+  if (!data.ok()) {
+    return absl::Status(data.status().code(),
+                        absl::StrCat(data.status().message(),
+                                     " (give a TorchScript file saved with torch.jit.save or a "
+                                     "torch.export program saved with torch.export.save)"));
+  }
+  if (data->empty()) return absl::InvalidArgumentError("--model=-: standard input is empty");
+  return data;
+}
+
+std::string shown_model(const std::string& path) {
+  return path == "-" ? std::string("from standard input") : path_for_message(path);
+}
+
+}  // namespace
+
+absl::StatusOr<torch::jit::Module> load_model(const std::string& path) {
+  auto bytes = read_model_bytes(path);
+  if (!bytes.ok()) return bytes.status();
+  return load_torchscript(*std::move(bytes), shown_model(path));
+}
+
+absl::StatusOr<ModelFile> load_model_file(const std::string& path) {
+  auto bytes = read_model_bytes(path);
+  if (!bytes.ok()) return bytes.status();
+  ModelFile file;
+  if (exported::is_exported_program(*bytes)) {
+    // The reader's errors start with the name it is given.
+    auto program = exported::load_program(*bytes, shown_model(path));
+    if (!program.ok()) {
+      return absl::Status(program.status().code(),
+                          absl::StrCat("cannot load model: ", program.status().message()));
+    }
+    file.program = *std::move(program);
+    return file;
+  }
+  auto module = load_torchscript(*std::move(bytes), shown_model(path));
+  if (!module.ok()) return module.status();
+  file.torchscript = *std::move(module);
+  return file;
 }
 
 absl::Status load_operator_library(const std::string& path) {

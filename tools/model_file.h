@@ -1,11 +1,16 @@
 // Copyright 2026 The FX for C++ Authors.
 //
-// model_file.h: reading the TorchScript model a user names, and the custom
-// operator libraries it needs, with an error a user can act on for every way
-// it can go wrong.
+// model_file.h: reading the model a user names (a TorchScript module, or a
+// torch.export program), and the custom operator libraries it needs, with an
+// error a user can act on for every way it can go wrong.
 //
 //   fx::load_operator_library("/path/libmy_ops.so");   // --op-library, before the model
 //   absl::StatusOr<torch::jit::Module> m = fx::load_model(path);   // "-": standard input
+//   absl::StatusOr<fx::ModelFile> f = fx::load_model_file(path);   // .pt or .pt2
+//
+// A file is a torch.export program when its zip holds one (either layout,
+// exported_program/archive.h), whatever its name; otherwise it is read as
+// TorchScript.
 //
 // Only regular files are read (a FIFO, a device or a directory is refused,
 // never waited on); `-` reads standard input to its end first. libtorch's
@@ -16,6 +21,7 @@
 #ifndef FX_TOOLS_MODEL_FILE_H_
 #define FX_TOOLS_MODEL_FILE_H_
 
+#include <optional>
 #include <string>
 
 #include <torch/csrc/jit/api/module.h>
@@ -23,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "exported_program/archive.h"
 
 namespace fx {
 
@@ -30,6 +37,13 @@ namespace fx {
 std::string first_line_of(const std::string& message);
 
 absl::StatusOr<torch::jit::Module> load_model(const std::string& path);
+
+// A model file of either kind: exactly one of the two is set.
+struct ModelFile {
+  std::optional<torch::jit::Module> torchscript;
+  std::optional<exported::LoadedProgram> program;
+};
+absl::StatusOr<ModelFile> load_model_file(const std::string& path);
 
 // Loads a shared library that registers custom operators (TORCH_LIBRARY), so
 // that models calling them load.

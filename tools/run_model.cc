@@ -20,10 +20,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "core/message_text.h"
 #include "runtime/execution_plan.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
+#include "exported_program/torch_load.h"
 #include "tools/archive_check.h"
 #include "tools/input_file.h"
 #include "tools/model_file.h"
@@ -277,9 +279,137 @@ absl::StatusOr<std::vector<c10::IValue>> read_inputs(const std::string& path,
   return inputs;
 }
 
-absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::Module& original,
-                                      const std::vector<c10::IValue>& inputs,
-                                      const RunOptions& options) {
+absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& original,
+                                                const c10::Device& device) {
+  // Both sides start from the model's state as it is now: the plan shares
+  // the model's parameters and buffers (on the CPU), and a model that
+  // updates a buffer (`self.count.add_(1)`) changes them in every run. The
+  // module checked against is a copy of the model taken before any run.
+  torch::jit::Module module;
+  try {
+    module = original.clone();
+    module.to(device);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("--check: cannot copy the original module: ",
+                                                   first_line_of(exception_message(e))));
+  }
+  CheckReference reference;
+  reference.name = "the original TorchScript module";
+  reference.run = [module](std::vector<c10::IValue> inputs) mutable -> absl::StatusOr<c10::IValue> {
+    try {
+      return module.forward(std::move(inputs));
+    } catch (const std::exception& e) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--check: the original module failed on these inputs: ",
+                       first_line_of(exception_message(e))));
+    }
+  };
+  return reference;
+}
+
+absl::StatusOr<SavedRun> read_saved_run(const std::string& path, absl::string_view flag) {
+  const std::string what = absl::StrCat(flag, " ", path_for_message(path));
+  const std::string holds =
+      "it must hold what torch.save({'inputs': args, 'outputs': "
+      "torch.utils._pytree.tree_leaves(model(*args))}, FILE) writes";
+  auto bytes = read_regular_file(path, flag);
+  if (!bytes.ok()) return bytes.status();
+  auto saved = exported::torch_load(*bytes, what);
+  if (!saved.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(saved.status().message(), "; ", holds));
+  }
+  std::optional<SavedRun> run;
+  if (saved->isGenericDict()) {
+    c10::IValue inputs, outputs;
+    for (const auto& kv : saved->toGenericDict()) {
+      if (!kv.key().isString()) continue;
+      if (kv.key().toStringRef() == "inputs") inputs = kv.value();
+      if (kv.key().toStringRef() == "outputs") outputs = kv.value();
+    }
+    auto items = [](const c10::IValue& v) -> std::optional<std::vector<c10::IValue>> {
+      if (v.isTuple()) return v.toTupleRef().elements().vec();
+      if (v.isList()) return v.toListRef().vec();
+      return std::nullopt;
+    };
+    auto in = items(inputs);
+    auto out = items(outputs);
+    if (in && out) run = SavedRun{*std::move(in), *std::move(out)};
+  }
+  if (!run) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " is not a saved run: it holds no dict with 'inputs' and 'outputs' sequences; ", holds));
+  }
+  return *std::move(run);
+}
+
+std::string saved_run_beside(const std::string& model_path) {
+  absl::string_view stem = model_path;
+  absl::ConsumeSuffix(&stem, ".pt2");
+  return absl::StrCat(stem, ".expected.pt");
+}
+
+
+std::vector<c10::IValue> to_device(const std::vector<c10::IValue>& values, const c10::Device& device) {
+  std::vector<c10::IValue> out;
+  for (const c10::IValue& v : values) {
+    out.push_back(map_tensors(v, [&](const at::Tensor& t) { return t.to(device); }));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
+    const exported::LoadedProgram& program, const Graph& graph, const c10::Device& device) {
+  std::vector<const Node*> placeholders;
+  for (const Node* n : graph.nodes()) {
+    if (n->op() == Op::kPlaceholder) placeholders.push_back(n);
+  }
+  const c10::IValue& saved = program.example_inputs ? *program.example_inputs : c10::IValue();
+  if (!saved.isTuple() || saved.toTupleRef().elements().size() != 2 ||
+      !saved.toTupleRef().elements()[0].isTuple() ||
+      !saved.toTupleRef().elements()[1].isGenericDict()) {
+    return absl::InvalidArgumentError(
+        "the program was saved without example inputs: give --input=FILE (saved with "
+        "torch.save) or --input-shape=SHAPES");
+  }
+  const auto& args = saved.toTupleRef().elements()[0].toTupleRef().elements();
+  const auto kwargs = saved.toTupleRef().elements()[1].toGenericDict();
+  std::vector<c10::IValue> inputs;
+  for (size_t i = 0; i < placeholders.size(); ++i) {
+    if (i < args.size()) {
+      inputs.push_back(to_device({args[i]}, device)[0]);
+      continue;
+    }
+    const std::string& name = placeholders[i]->name();
+    auto it = kwargs.find(c10::IValue(name));
+    if (it == kwargs.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the program's example inputs give no value for forward's ", name,
+          ": give --input=FILE (saved with torch.save) or --input-shape=SHAPES"));
+    }
+    inputs.push_back(to_device({it->value()}, device)[0]);
+  }
+  if (args.size() > placeholders.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the program's example inputs give ", args.size(), " positional values for forward's ",
+        placeholders.size(), " inputs: give --input=FILE or --input-shape=SHAPES"));
+  }
+  return inputs;
+}
+
+CheckReference saved_run_reference(const SavedRun& run, const std::string& description) {
+  CheckReference reference;
+  reference.name = description;
+  reference.other_kernels = true;
+  c10::IValue outputs = c10::ivalue::Tuple::create(run.outputs);
+  reference.run = [outputs](std::vector<c10::IValue>) -> absl::StatusOr<c10::IValue> {
+    return outputs;
+  };
+  return reference;
+}
+
+absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c10::IValue>& inputs,
+                                      const RunOptions& options,
+                                      const CheckReference* reference) {
   PlanOptions plan_options;
   plan_options.device = options.device;
   auto plan = ExecutionPlan::compile(gm, plan_options);
@@ -294,23 +424,9 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::M
   }
   absl::StrAppend(&report, "run on ", options.device.str(), ": ", absl::StrJoin(described, ", "),
                   "\n");
-  if (options.check && options.device.is_meta()) {
+  if (reference != nullptr && options.device.is_meta()) {
     return absl::InvalidArgumentError(
         "--check compares values, and the meta device has none: run on cpu or cuda");
-  }
-  // Both sides start from the model's state as it is now: the plan shares
-  // the model's parameters and buffers (on the CPU), and a model that
-  // updates a buffer (`self.count.add_(1)`) changes them in every run. The
-  // module checked against is a copy of the model taken before any run.
-  torch::jit::Module module;
-  if (options.check) {
-    try {
-      module = original.clone();
-      module.to(options.device);
-    } catch (const std::exception& e) {
-      return absl::InvalidArgumentError(absl::StrCat("--check: cannot copy the original module: ",
-                                                     first_line_of(exception_message(e))));
-    }
   }
   // Every run gets its own copy of the inputs, laid out as given (the plan
   // may change them in place, and must see what the module sees).
@@ -341,20 +457,14 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::M
     absl::StrAppend(&report, "output ", name.empty() ? "0" : name, ": ", describe(t), checksum(t),
                     "\n");
   }
-  if (options.check) {
-    c10::IValue want;
-    try {
-      want = module.forward(deep_copy(inputs));
-    } catch (const std::exception& e) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--check: the original module failed on these inputs: ",
-                       first_line_of(exception_message(e))));
-    }
+  if (reference != nullptr) {
+    absl::StatusOr<c10::IValue> want = reference->run(deep_copy(inputs));
+    if (!want.ok()) return want.status();
     std::vector<std::pair<std::string, at::Tensor>> expected;
-    flatten(want, "", expected);
+    flatten(*want, "", expected);
     if (expected.size() != outputs.size()) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "--check: the graph returns ", outputs.size(), " tensor(s), the original module ",
+          "--check: the graph returns ", outputs.size(), " tensor(s), ", reference->name, " ",
           expected.size()));
     }
     double worst = 0;
@@ -364,8 +474,8 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::M
       const at::Tensor exp = expected[i].second.detach().to(at::kCPU).to(at::kDouble);
       if (got.sizes() != exp.sizes()) {
         return absl::FailedPreconditionError(
-            absl::StrCat("--check: output ", name, " has shape ", describe(outputs[i].second),
-                         " but the original module's is ", describe(expected[i].second)));
+            absl::StrCat("--check: output ", name, " is ", describe(outputs[i].second), " but ",
+                         "in ", reference->name, " it is ", describe(expected[i].second)));
       }
       if (got.numel() == 0) continue;
       const double diff = (got - exp).abs().max().item<double>();
@@ -373,16 +483,21 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::M
       if (!at::allclose(got, exp, options.rtol, options.atol, /*equal_nan=*/true)) {
         const std::string how = std::isnan(diff) ? "NaN where the other has a number"
                                                   : absl::StrFormat("max abs difference %.3g", diff);
+        // A saved run may come from another libtorch, whose kernels round
+        // differently: then the difference need not be a pass's doing.
         return absl::FailedPreconditionError(absl::StrFormat(
-            "--check: output %s differs from the original module's: %s (beyond --atol=%g "
-            "--rtol=%g); a pass changed what the model computes",
-            name, how, options.atol, options.rtol));
+            "--check: output %s differs from %s: %s (beyond --atol=%g --rtol=%g); a pass "
+            "changed what the model computes%s",
+            name, reference->name, how, options.atol, options.rtol,
+            reference->other_kernels ? ", or the kernels of the libtorch that saved it round "
+                                       "differently (compare on that platform, or widen --rtol)"
+                                     : ""));
       }
     }
     absl::StrAppend(&report,
-                    absl::StrFormat("check: max abs difference %.3g against the TorchScript "
-                                    "module (atol %g, rtol %g): ok\n",
-                                    worst, options.atol, options.rtol));
+                    absl::StrFormat("check: max abs difference %.3g against %s (atol %g, rtol "
+                                    "%g): ok\n",
+                                    worst, reference->name, options.atol, options.rtol));
   }
   std::sort(times.begin(), times.end());
   absl::StrAppend(&report, absl::StrFormat(

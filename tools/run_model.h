@@ -1,12 +1,13 @@
 // Copyright 2026 The FX for C++ Authors.
 //
 // run_model.h: fxrun's --run: inputs made from shapes or read from a file, the
-// final GraphModule run by its execution plan, checked against the original
-// TorchScript module and timed.
+// final GraphModule run by its execution plan, checked against a reference
+// (the original TorchScript module, or the outputs PyTorch saved for a
+// torch.export program) and timed.
 //
 //   auto inputs = fx::random_inputs(*fx::parse_input_shapes("1,3,224,224"), device);
-//   fx::RunReport report = *fx::run_graph(gm, original, *inputs, options);
-//   std::cout << report.text;
+//   auto reference = fx::module_reference(original, device);
+//   std::string report = *fx::run_graph(gm, *inputs, options, &*reference);
 //
 // Contracts:
 //   * `parse_input_shapes`: one shape per placeholder, `;` between them, dims
@@ -20,12 +21,18 @@
 //   * `read_inputs` reads a file saved with torch.save (a tensor, or a tuple
 //     or list of them) or a TorchScript module whose buffers, in order, are the
 //     inputs.
-//   * `run_graph` fails when the plan fails, and with `check` when an output
-//     differs from the module's beyond atol + rtol * |expected|, naming the
-//     output and the difference.
+//   * `read_saved_run` reads what `torch.save({"inputs": args, "outputs":
+//     leaves})` wrote (the convention of `NAME.expected.pt` beside a
+//     `NAME.pt2`): forward's arguments as a tuple, and the outputs as the
+//     flat list of pytree leaves. It runs no code (exported_program's
+//     torch_load); anything else is an error saying what the file must hold.
+//   * `run_graph` fails when the plan fails, and with a reference when an
+//     output differs from the reference's beyond atol + rtol * |expected|,
+//     naming the output and the difference.
 #ifndef FX_TOOLS_RUN_MODEL_H_
 #define FX_TOOLS_RUN_MODEL_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +42,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "exported_program/archive.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
@@ -52,23 +60,61 @@ absl::StatusOr<std::vector<c10::IValue>> read_inputs(const std::string& path,
 
 struct RunOptions {
   c10::Device device = c10::Device(c10::kCPU);
-  bool check = false;
   double atol = 1e-5;
   double rtol = 1e-4;
   int warmup = 0;
   int repeat = 1;
 };
 
-// Runs `gm` on `inputs` (and, with `check`, `original`); the report says
-// what ran and how it went, a few lines for a terminal. Every run, and the
-// module, gets its own copy of the inputs laid out as given (deep_copy). The
-// outputs reported and checked are the first run's, which starts from the
-// model's state as it is when called; the module checked against is a copy
-// of `original` taken then, so a model that updates its buffers is compared
-// from the same state.
-absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::Module& original,
-                                      const std::vector<c10::IValue>& inputs,
-                                      const RunOptions& options);
+// What --check compares the graph's outputs with.
+struct CheckReference {
+  // How reports and errors name it: "the original TorchScript module".
+  std::string name;
+  // Computed by another libtorch (a saved run), whose kernels may round
+  // differently: error messages say so.
+  bool other_kernels = false;
+  // Its outputs on `inputs` (a copy of its own, laid out as given).
+  std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> inputs)> run;
+};
+
+// The original module as the reference: a copy of `original` taken now, on
+// `device`, so that a model that updates its buffers is compared from the
+// state it had before any run.
+absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& original,
+                                                const c10::Device& device);
+
+// A run of the model that PyTorch saved: its inputs and its outputs.
+struct SavedRun {
+  std::vector<c10::IValue> inputs;   // forward's arguments, in order
+  std::vector<c10::IValue> outputs;  // the output's pytree leaves, in order
+};
+absl::StatusOr<SavedRun> read_saved_run(const std::string& path, absl::string_view flag);
+
+// `values` with every tensor in them (in tuples, lists, dicts too) on `device`.
+std::vector<c10::IValue> to_device(const std::vector<c10::IValue>& values, const c10::Device& device);
+
+// NAME.expected.pt beside NAME.pt2 (for another name, the name plus
+// ".expected.pt"): where --check looks for a program's saved run.
+std::string saved_run_beside(const std::string& model_path);
+
+// A torch.export program's own example inputs (torch.export.save keeps the
+// ones it was exported with), one per placeholder of `graph`, on `device`:
+// the positional ones in order, then keyword ones by the placeholder's name.
+// An error when the program has none, or they do not fit the placeholders.
+absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
+    const exported::LoadedProgram& program, const Graph& graph, const c10::Device& device);
+
+// The saved outputs as the reference, for exactly the saved inputs;
+// `description` names where they came from.
+CheckReference saved_run_reference(const SavedRun& run, const std::string& description);
+
+// Runs `gm` on `inputs` (and, given a reference, compares with it); the
+// report says what ran and how it went, a few lines for a terminal. Every
+// run, and the reference, gets its own copy of the inputs laid out as given
+// (deep_copy). The outputs reported and checked are the first run's.
+absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c10::IValue>& inputs,
+                                      const RunOptions& options,
+                                      const CheckReference* reference = nullptr);
 
 }  // namespace fx
 

@@ -192,9 +192,10 @@ void BM_Save(benchmark::State& state) {
 void BM_Check(benchmark::State& state) {
   Workload& w = workload(state.range(0));
   RunOptions options;
-  options.check = true;
   for (auto _ : state) {
-    auto report = run_graph(*w.gm, w.module, w.inputs, options);
+    auto reference = module_reference(w.module, options.device);
+    if (!reference.ok()) throw std::runtime_error(std::string(reference.status().message()));
+    auto report = run_graph(*w.gm, w.inputs, options, &*reference);
     if (!report.ok()) throw std::runtime_error(std::string(report.status().message()));
   }
   finish(state);

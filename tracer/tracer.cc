@@ -91,7 +91,9 @@ absl::StatusOr<Argument> Tracer::call_module_from(size_t i, const ModuleRef& m,
                                                   const ModuleForward& forward,
                                                   const Arguments& args, const Kwargs& kwargs) {
   if (i == extensions_.size()) {
-    if (is_leaf_module(m)) return Argument(create_proxy(Op::kCallModule, path_of_module(m), args, kwargs));
+    if (!reading_program_ && is_leaf_module(m)) {
+      return Argument(create_proxy(Op::kCallModule, path_of_module(m), args, kwargs));
+    }
     return forward(args, kwargs);
   }
   return extensions_[i]->call_module(

@@ -94,6 +94,9 @@
 namespace fx {
 
 class Tracer;
+namespace exported {
+struct LoadedProgram;
+}  // namespace exported
 
 // Traces through a module's forward with the given argument values and returns
 // its result (torch.fx's `forward` argument of call_module).
@@ -200,6 +203,37 @@ class Tracer : public TracerBase {
   // Traces `root.<options.method>` into a new GraphModule whose root is `root`.
   absl::StatusOr<GraphModule> trace(const torch::jit::Module& root);
 
+  // Reads a torch.export program (exported_program/archive.h) into a new
+  // GraphModule, presented as `ep.module()` presents it to torch.fx users:
+  //   * forward's user inputs are placeholders (named as forward's arguments);
+  //     parameters, buffers and constants are `get_attr` nodes of attributes
+  //     of the root module under their qualified names (the root is a module
+  //     tree of the program's own classes: `torchvision.models.resnet.ResNet`
+  //     with `layer1.0.conv1` a `torch.nn.modules.conv.Conv2d`), made where
+  //     first used;
+  //   * each program node is a call_function of its operator
+  //     (`aten::conv2d`, `aten::add.Tensor`, `operator.mul` on sizes), named
+  //     as exported, its metadata (stack_trace, ...) kept in meta; a
+  //     multi-result node is followed by one getitem per named result;
+  //   * buffer and input mutations of the output signature become `copy_`
+  //     nodes before the output, as ep.module() applies them; the output is
+  //     arranged as the program's out_spec says (tuples, lists, dicts);
+  //   * graph meta `exported_program` says where it came from, and
+  //     `input_constraints` the input shapes and symbolic ranges the runtime
+  //     checks at each run (runtime/input_constraints.h).
+  // The hooks see what a trace shows: create_proxy/create_node for every
+  // node, and call_module for every module call recorded in the nodes'
+  // `nn_module_stack`, entered and left as the stack changes, its `forward`
+  // reading that call's nodes. A flat program has no calls left to make whole:
+  // is_leaf_module is not asked, and `next` of call_module always reads the
+  // body (reading_program() says which kind of trace is running).
+  // Errors name the node and the reason (an operator this libtorch lacks,
+  // with the torch version that wrote the program; a higher-order operator;
+  // a training program).
+  absl::StatusOr<GraphModule> trace(const exported::LoadedProgram& program);
+  // True while trace() reads a torch.export program.
+  bool reading_program() const { return reading_program_; }
+
   // Traces the forward of `module_path` (a submodule of `gm`'s root, "" for the
   // root itself) into `gm`'s graph at its insertion point, with `args` and
   // `kwargs` as its inputs, and returns the value it computes. This is how a
@@ -247,6 +281,7 @@ class Tracer : public TracerBase {
   TraceOptions options_;
   std::vector<std::shared_ptr<TracerExtension>> extensions_;
   GraphModule* current_ = nullptr;
+  bool reading_program_ = false;
   std::vector<std::string> warnings_;
 };
 

@@ -5,22 +5,26 @@
 #include "passes/dce/dce.h"
 #include "passes/inline/inline.h"
 #include "passes/pass_manager.h"
+#include "passes/shape_prop/shape_prop.h"
 
 namespace fx {
 namespace testing {
 
-absl::Status run_pipeline(GraphModule& gm, absl::string_view pipeline) {
+absl::Status run_pipeline(GraphModule& gm, absl::string_view pipeline,
+                          std::vector<c10::IValue> example_inputs) {
   static const Registry* registry = [] {
     auto* r = new Registry();
     PluginRegistrar registrar({"passes", "1", ""});
     register_inline(registrar);
     register_dce(registrar);
+    register_shape_prop(registrar);
     if (!r->commit(registrar).ok()) std::abort();  // the in-tree passes always register
     return r;
   }();
   auto pm = PassManager::create(pipeline, *registry);
   if (!pm.ok()) return pm.status();
   PassContext context(*registry);
+  if (!example_inputs.empty()) context.set_example_inputs(std::move(example_inputs));
   absl::Status ran = pm->run(gm, context);
   if (!ran.ok()) return absl::Status(ran.code(), absl::StrCat(pipeline, ": ", ran.message()));
   return absl::OkStatus();

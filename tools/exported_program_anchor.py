@@ -1,0 +1,108 @@
+"""The benchmark programs for .pt2, and PyTorch's own figures on them (the anchor).
+
+Usage (in a lane's Python: tools/platform.sh sid python3 tools/exported_program_anchor.py ...):
+  exported_program_anchor.py export DIR      writes DIR/NAME.pt2 and DIR/NAME.expected.pt
+  exported_program_anchor.py time PROGRAM.pt2 ...
+                                             torch.export.load time and ep.module() run time
+
+The programs: torchvision's ResNet-50, ResNet-18 and MobileNetV3-Large at
+1x3x224x224, seed 003's tensor product (batch 32) and torch.nn's
+TransformerEncoderLayer (d_model 256, 8 heads, batch-first, 1x64x256).
+Timing gives PyTorch what FX for C++'s side takes: one intra-op thread,
+inference mode; the median of repeated runs after warm-up ones.
+The C++ figures for the same files: bazel run --config=opt
+//tools:exported_program_benchmark -- PROGRAM.pt2 ...
+"""
+import os
+import statistics
+import sys
+import time
+import warnings
+
+warnings.filterwarnings("ignore")
+
+import torch  # noqa: E402
+import torch.utils._pytree  # noqa: E402
+import torchvision  # noqa: E402
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "fixtures"))
+
+
+def _image(builder):
+    def make():
+        return builder(weights=None), (torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(1)),)
+    return make
+
+
+def _encoder_layer():
+    layer = torch.nn.TransformerEncoderLayer(256, 8, dim_feedforward=1024, batch_first=True)
+    return layer, (torch.randn(1, 64, 256, generator=torch.Generator().manual_seed(1)),)
+
+
+def _tensor_product():
+    import real_models  # noqa: E402 - tests/fixtures, with seed 003's workload
+    return real_models.tensor_product()
+
+
+PROGRAMS = {
+    "resnet50": _image(torchvision.models.resnet50),
+    "resnet18": _image(torchvision.models.resnet18),
+    "mobilenet_v3_large": _image(torchvision.models.mobilenet_v3_large),
+    "tensor_product": _tensor_product,
+    "transformer_encoder_layer": _encoder_layer,
+}
+
+
+def export(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    for name, make in PROGRAMS.items():
+        torch.manual_seed(0)
+        model, inputs = make()
+        model = model.eval()
+        with torch.no_grad():
+            expected = model(*[t.clone() for t in inputs])
+        ep = torch.export.export(model, tuple(t.clone() for t in inputs))
+        torch.export.save(ep, os.path.join(out_dir, name + ".pt2"))
+        torch.save({"inputs": inputs, "outputs": tuple(torch.utils._pytree.tree_leaves(expected))},
+                   os.path.join(out_dir, name + ".expected.pt"))
+        print("wrote", os.path.join(out_dir, name + ".pt2"))
+
+
+def median_seconds(fn, warmup, min_seconds):
+    for _ in range(warmup):
+        fn()
+    times = []
+    start = time.perf_counter()
+    while len(times) < 5 or time.perf_counter() - start < min_seconds:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), len(times)
+
+
+def time_programs(paths):
+    torch.set_num_threads(1)
+    print("torch %s, %d thread(s), inference mode" % (torch.__version__, torch.get_num_threads()))
+    print("%-28s %12s %12s" % ("program", "load ms", "run ms"))
+    for path in paths:
+        load, _ = median_seconds(lambda: torch.export.load(path), 1, 2.0)
+        ep = torch.export.load(path)
+        module = ep.module()
+        args, kwargs = ep.example_inputs
+        with torch.inference_mode():
+            run, _ = median_seconds(lambda: module(*args, **kwargs), 3, 2.0)
+        print("%-28s %12.3f %12.3f" % (os.path.basename(path), load * 1e3, run * 1e3))
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "export":
+        export(sys.argv[2])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "time":
+        time_programs(sys.argv[2:])
+    else:
+        sys.exit(__doc__.split("\n\n")[1])
+
+
+if __name__ == "__main__":
+    main()

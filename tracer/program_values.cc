@@ -1,0 +1,249 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// Program values in the IR: the node each value is, its tensor_meta
+// (shape_prop's form, symbolic sizes as expressions) and the program's own
+// metadata of it, kept to be written back; the schema's arguments as the IR's.
+#include <ATen/ATen.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/message_text.h"
+#include "core/printer.h"
+#include "core/well_known.h"
+#include "exported_program/sym_expr.h"
+#include "tracer/program_walker.h"
+
+namespace fx {
+namespace tracer_internal {
+namespace {
+
+// A size or stride as tensor_meta shows it: the number, or the expression
+// as Python prints it ("3*s77"; sympy's own text when it cannot be read).
+MetaValue size_meta(const ep::SymValue& s) {
+  if (s.kind != ep::SymValue::Kind::kExpr) return MetaValue(s.i);
+  auto e = ep::parse_sym_expr(s.expr);
+  return MetaValue(e.ok() ? e->to_string() : s.expr);
+}
+
+// torch.fx's TensorMetadata (as shape_prop records it) of a program value.
+MetaValue tensor_meta_of(const ep::TensorMeta& t) {
+  MetaValue::List shape, stride;
+  bool symbolic = false;
+  std::vector<int64_t> sizes, strides;
+  for (const ep::SymValue& s : t.sizes) {
+    shape.push_back(size_meta(s));
+    symbolic = symbolic || s.kind == ep::SymValue::Kind::kExpr;
+    sizes.push_back(s.i);
+  }
+  for (const ep::SymValue& s : t.strides) {
+    stride.push_back(size_meta(s));
+    symbolic = symbolic || s.kind == ep::SymValue::Kind::kExpr;
+    strides.push_back(s.i);
+  }
+  auto dtype = ep::to_c10(t.dtype);
+  MetaValue memory_format;
+  if (!symbolic && t.layout == ep::Layout::kStrided && sizes.size() == strides.size()) {
+    const at::Tensor probe = at::empty_strided(sizes, strides, at::TensorOptions().device(c10::kMeta));
+    for (c10::MemoryFormat f : {c10::MemoryFormat::Contiguous, c10::MemoryFormat::ChannelsLast,
+                                c10::MemoryFormat::ChannelsLast3d}) {
+      if (probe.is_contiguous(f)) {
+        memory_format = python_memory_format_name(f);
+        break;
+      }
+    }
+  }
+  std::string device = t.device.type;
+  if (t.device.index) absl::StrAppend(&device, ":", *t.device.index);
+  return Meta{{"shape", std::move(shape)},
+              {"dtype", dtype.ok() ? python_dtype_name(*dtype) : absl::StrCat("dtype ", static_cast<int>(t.dtype))},
+              {"requires_grad", t.requires_grad},
+              {"stride", std::move(stride)},
+              {"memory_format", std::move(memory_format)},
+              {"is_quantized", false},
+              {"device", device}};
+}
+
+}  // namespace
+
+Meta& exported_meta(Node* node) {
+  MetaValue* m = node->meta().find(kExportedValueKey);
+  if (m == nullptr || !m->is_map()) {
+    node->meta().set(kExportedValueKey, Meta());
+    m = node->meta().find(kExportedValueKey);
+  }
+  return m->to_map();
+}
+
+void ProgramWalker::bind_value(const std::string& name, Node* node) {
+  values_[name] = Argument(node);
+  if (auto t = graph_.tensor_values.find(name); t != graph_.tensor_values.end()) {
+    node->meta().set(kTensorMetaKey, tensor_meta_of(t->second));
+    exported_meta(node).set("tensor_meta", ep::to_json(t->second).dump());
+    return;
+  }
+  for (const auto* table : {&graph_.sym_int_values, &graph_.sym_float_values, &graph_.sym_bool_values}) {
+    if (auto v = table->find(name); v != table->end()) {
+      nlohmann::ordered_json j = nlohmann::ordered_json::object();
+      j["table"] = table == &graph_.sym_int_values ? "sym_int_values"
+                   : table == &graph_.sym_float_values ? "sym_float_values" : "sym_bool_values";
+      j["value"] = nlohmann::ordered_json::parse(ep::sym_value_to_json(v->second).dump());
+      exported_meta(node).set("sym", j.dump());
+      return;
+    }
+  }
+}
+
+absl::StatusOr<Argument> ProgramWalker::value(const std::string& name, const std::string& where) {
+  auto it = values_.find(name);
+  if (it != values_.end()) return it->second;
+  auto lifted = lifted_.find(name);
+  if (lifted != lifted_.end()) {
+    // Parameters, buffers and constants are fetched where first used, as a
+    // trace of the module would fetch them (so hooks see them in the module
+    // that uses them).
+    Node* n = tracer_.create_proxy(Op::kGetAttr, lifted->second, {}, {});
+    bind_value(name, n);
+    return Argument(n);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(where, " reads value ", quote_for_message(name),
+                                                 ", which nothing before it defines"));
+}
+
+absl::StatusOr<Argument> ProgramWalker::convert(const ep::Argument& a, const std::string& where) {
+  using K = ep::Argument::Kind;
+  auto list = [](std::vector<Argument> items) { return Argument::List(std::move(items)); };
+  switch (a.kind) {
+    case K::kNone: return Argument();
+    case K::kTensor: return value(a.names.at(0), where);
+    case K::kTensors:
+    case K::kOptionalTensors:
+    case K::kOptionalTensor: {
+      std::vector<Argument> items;
+      for (const std::string& n : a.names) {
+        if (n.empty()) {
+          items.emplace_back();
+          continue;
+        }
+        auto v = value(n, where);
+        if (!v.ok()) return v.status();
+        items.push_back(std::move(*v));
+      }
+      if (a.kind == K::kOptionalTensor) return items.at(0);
+      return list(std::move(items));
+    }
+    case K::kInt: return Argument(a.ints.at(0));
+    case K::kBool: return Argument(a.ints.at(0) != 0);
+    case K::kFloat: return Argument(a.floats.at(0));
+    case K::kString: return Argument(a.strings.at(0));
+    case K::kInts: {
+      std::vector<Argument> items(a.ints.begin(), a.ints.end());
+      return list(std::move(items));
+    }
+    case K::kBools: {
+      std::vector<Argument> items;
+      for (int64_t v : a.ints) items.emplace_back(v != 0);
+      return list(std::move(items));
+    }
+    case K::kFloats: {
+      std::vector<Argument> items(a.floats.begin(), a.floats.end());
+      return list(std::move(items));
+    }
+    case K::kStrings: {
+      std::vector<Argument> items(a.strings.begin(), a.strings.end());
+      return list(std::move(items));
+    }
+    case K::kSymInt:
+    case K::kSymFloat:
+    case K::kSymBool:
+    case K::kSymInts:
+    case K::kSymFloats:
+    case K::kSymBools: {
+      std::vector<Argument> items;
+      for (size_t i = 0; i < a.is_name.size(); ++i) {
+        if (a.is_name[i]) {
+          auto v = value(a.names[i], where);
+          if (!v.ok()) return v.status();
+          items.push_back(std::move(*v));
+        } else if (a.kind == K::kSymFloat || a.kind == K::kSymFloats) {
+          items.emplace_back(a.floats[i]);
+        } else if (a.kind == K::kSymBool || a.kind == K::kSymBools) {
+          items.emplace_back(a.ints[i] != 0);
+        } else {
+          items.emplace_back(a.ints[i]);
+        }
+      }
+      if (a.kind == K::kSymInt || a.kind == K::kSymFloat || a.kind == K::kSymBool) return items.at(0);
+      return list(std::move(items));
+    }
+    case K::kScalarType: {
+      auto t = ep::to_c10(static_cast<ep::ScalarType>(a.ints.at(0)));
+      if (!t.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", t.status().message()));
+      return Argument(*t);
+    }
+    case K::kLayout: {
+      auto l = ep::to_c10(static_cast<ep::Layout>(a.ints.at(0)));
+      if (!l.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", l.status().message()));
+      return Argument(*l);
+    }
+    case K::kMemoryFormat: {
+      auto m = ep::to_c10(static_cast<ep::MemoryFormat>(a.ints.at(0)));
+      if (!m.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", m.status().message()));
+      return Argument(*m);
+    }
+    case K::kDevice: {
+      try {
+        c10::Device d(a.device.type);
+        if (a.device.index) d = c10::Device(d.type(), static_cast<c10::DeviceIndex>(*a.device.index));
+        return Argument(d);
+      } catch (const std::exception& e) {
+        return absl::InvalidArgumentError(absl::StrCat(where, ": unknown device ", quote_for_message(a.device.type)));
+      }
+    }
+    case K::kIntLists: {
+      std::vector<Argument> outer;
+      for (const auto& inner : a.int_lists) outer.push_back(list(std::vector<Argument>(inner.begin(), inner.end())));
+      return list(std::move(outer));
+    }
+    case K::kFloatLists: {
+      std::vector<Argument> outer;
+      for (const auto& inner : a.float_lists) outer.push_back(list(std::vector<Argument>(inner.begin(), inner.end())));
+      return list(std::move(outer));
+    }
+    case K::kNestedTensors: {
+      std::vector<Argument> outer;
+      for (const auto& inner : a.nested_names) {
+        std::vector<Argument> items;
+        for (const std::string& n : inner) {
+          auto v = value(n, where);
+          if (!v.ok()) return v.status();
+          items.push_back(std::move(*v));
+        }
+        outer.push_back(list(std::move(items)));
+      }
+      return list(std::move(outer));
+    }
+    case K::kStringToArgument: {
+      Kwargs items;
+      for (const auto& [k, v] : a.items) {
+        auto c = convert(v, where);
+        if (!c.ok()) return c.status();
+        items.emplace_back(k, std::move(*c));
+      }
+      return Argument::Dict(std::move(items));
+    }
+    case K::kGraph:
+      return absl::UnimplementedError(absl::StrCat(
+          where, " takes a subgraph (", quote_for_message(a.names.at(0)),
+          "): higher-order operators (cond, while_loop, map) are not supported yet"));
+    case K::kUnsupported:
+      return absl::UnimplementedError(absl::StrCat(where, " takes an argument of kind ", a.names.at(0),
+                                                   ", which FX for C++ does not support"));
+  }
+  return Argument();
+}
+
+}  // namespace tracer_internal
+}  // namespace fx
