@@ -86,7 +86,7 @@ TEST(FxrunExportedPrograms, RunsOnTheExampleInputsTheProgramWasSavedWith) {
 }
 
 TEST(FxrunExportedPrograms, SavesBothLayoutsThatReadBackAndCheck) {
-  for (const std::string& layout : {"pt2", "legacy"}) {
+  for (const char* layout : {"pt2", "legacy"}) {
     for (const std::string& version : versions()) {
       const std::string what = absl::StrCat(layout, " from torch ", version);
       const std::string out = temporary_path(absl::StrCat("linear_bn_", layout, version, ".pt2"));
