@@ -50,6 +50,7 @@
 #include "tools/cpp/runfiles/runfiles.h"
 #include "tools/command_line.h"
 #include "tools/graph_dot.h"
+#include "tools/graphviz.h"
 #include "tools/graph_file.h"
 #include "tools/model_file.h"
 #include "tools/output_file.h"

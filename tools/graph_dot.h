@@ -6,9 +6,7 @@
 //   fx::DotOptions options;
 //   options.scope = "layer1.0";                                 // ResNet's first block
 //   absl::StatusOr<std::string> block = fx::graph_to_dot(gm.graph(), options);
-//   auto dot_program = fx::find_graphviz_dot();                 // "/usr/bin/dot"
-//   auto svg = fx::render_with_graphviz(*dot_program, dot, "svg");
-//   if (svg.ok()) write(svg->output);                           // an <svg> document
+//   // Rendered as SVG or PNG by Graphviz's dot: tools/graphviz.h.
 //
 // The DOT text of ResNet-18's first block (abridged):
 //
@@ -50,11 +48,7 @@
 //     for `scope`; the nodes outside it that they read or that read them are
 //     small dashed boundary nodes, so the picture shows how the part connects.
 //
-// Rendering runs Debian's `dot` program (package graphviz) as a subprocess,
-// not libgvc: the program is one apt package away on every Debian machine, its
-// command line is stable across Graphviz versions where libgvc's C API and
-// plugin set are not, a crash or runaway layout in it cannot take fxrun down,
-// and fxrun builds and runs without Graphviz when no picture is asked for.
+// Rendering the text as SVG or PNG is tools/graphviz.h.
 //
 // Contracts:
 //   * graph_to_dot is a pure function of the graph and the options: the same
@@ -69,26 +63,10 @@
 //   * A `scope` that is not a module path of the graph, nor a prefix of one at
 //     a `.`, is an InvalidArgument error naming it, the closest module path and
 //     some valid ones; it changes nothing else.
-//   * find_graphviz_dot searches PATH as a shell would; when `dot` is not there
-//     the error says to install Debian's graphviz.
-//   * render_with_graphviz runs `dot -T<format>` (format: svg or png) without
-//     a shell. It feeds dot the text on stdin while reading its stdout and
-//     stderr (no deadlock on large graphs; a SIGPIPE from a dot that exits
-//     early is absorbed, not delivered), and waits for it. A non-zero exit
-//     status or a signal is an Internal error quoting dot's first line on
-//     stderr; on success what dot wrote on stderr comes back as warnings.
-//   * A PNG is scaled down to fit 100 by 100 inches (9600 pixels a side): a
-//     bitmap of a large graph in full takes gigabytes and minutes, and an
-//     SVG, always drawn in full, is the picture for those. There is no time
-//     limit: dot draws inlined ResNet-50 (656 nodes) in about 0.2 s of CPU
-//     as SVG, 2.5 s as PNG.
-//   * render_with_graphviz is thread-compatible: calls on several threads
-//     touch only their own pipes and their own thread's signal mask.
 #ifndef FX_TOOLS_GRAPH_DOT_H_
 #define FX_TOOLS_GRAPH_DOT_H_
 
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -110,21 +88,6 @@ absl::StatusOr<std::string> graph_to_dot(const Graph& graph, const DotOptions& o
 // without `torch.`), results of a multi-result node comma-separated, `?` for
 // a result that is not a tensor; "" when `value` says nothing of the kind.
 std::string describe_tensor_meta(const MetaValue& value);
-
-// The path of Graphviz's `dot` on PATH, or a NotFound error saying how to
-// install it.
-absl::StatusOr<std::string> find_graphviz_dot();
-
-struct RenderedPicture {
-  std::string output;                 // the svg document or png bytes
-  std::vector<std::string> warnings;  // dot's stderr lines, when it succeeded
-};
-
-// `dot_text` laid out and rendered by the `dot` program at `dot_program`, as
-// `format` ("svg" or "png").
-absl::StatusOr<RenderedPicture> render_with_graphviz(const std::string& dot_program,
-                                                     absl::string_view dot_text,
-                                                     absl::string_view format);
 
 }  // namespace fx
 

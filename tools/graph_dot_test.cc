@@ -1,8 +1,15 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tools/graph_dot.h"
+#include "tools/graphviz.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -338,6 +345,98 @@ TEST(GraphDotTest, DotMissingFromPathSaysHowToInstallIt) {
             absl::StrCat("Graphviz's dot program is not on PATH (", empty_dir,
                          "); install Debian's graphviz: apt-get install graphviz "
                          "(tools/bootstrap.sh does)"));
+}
+
+// Sets environment variables for its lifetime, then puts back what was there.
+class ScopedEnvironment {
+ public:
+  ~ScopedEnvironment() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second.has_value()) {
+        setenv(it->first.c_str(), it->second->c_str(), 1);
+      } else {
+        unsetenv(it->first.c_str());
+      }
+    }
+  }
+  void set(const std::string& name, const char* value) {
+    const char* old = std::getenv(name.c_str());
+    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+    if (value != nullptr) {
+      setenv(name.c_str(), value, 1);
+    } else {
+      unsetenv(name.c_str());
+    }
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+// A fresh machine: no font cache anywhere fontconfig looks, and no writable
+// place of the user's to build one (a read-only or missing home, Bazel's
+// sandbox). dot still draws, quietly, with a cache of fxrun's own.
+TEST(GraphvizTest, DrawsQuietlyWhereNoFontCacheIsWritable) {
+  const std::string tmp = absl::StrCat(std::getenv("TEST_TMPDIR"), "/fresh_machine");
+  ASSERT_EQ(::system(absl::StrCat("rm -rf '", tmp, "' && mkdir -p '", tmp, "/tmp'").c_str()), 0);
+  // fontconfig's system cache directory is one nobody can write (not even
+  // root), and holds no cache; the user's is under a home that cannot exist.
+  const std::string fonts_conf = tmp + "/fonts.conf";
+  {
+    std::FILE* f = std::fopen(fonts_conf.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig SYSTEM \"urn:fontconfig:fonts.dtd\">\n"
+        "<fontconfig>\n  <dir>/usr/share/fonts</dir>\n"
+        "  <cachedir>/proc/fx-no-system-cache</cachedir>\n"
+        "  <cachedir prefix=\"xdg\">fontconfig</cachedir>\n</fontconfig>\n",
+        f);
+    std::fclose(f);
+  }
+  ScopedEnvironment env;
+  env.set("FONTCONFIG_FILE", fonts_conf.c_str());
+  env.set("HOME", "/proc/fx-no-home");
+  env.set("XDG_CACHE_HOME", nullptr);
+  env.set("TMPDIR", (tmp + "/tmp").c_str());
+
+  const std::string private_home = graphviz_private_cache_home();
+  EXPECT_EQ(private_home, absl::StrCat(tmp, "/tmp/fxrun-", ::geteuid(), "-cache"));
+
+  Graph g;
+  Node* x = g.placeholder("x");
+  g.output(g.call_function("caf\xC3\xA9", {x}));
+  auto dot_program = find_graphviz_dot();
+  ASSERT_TRUE(dot_program.ok()) << dot_program.status();
+  for (const char* format : {"svg", "png", "svg"}) {
+    auto picture = render_with_graphviz(*dot_program, *graph_to_dot(g), format);
+    ASSERT_TRUE(picture.ok()) << picture.status();
+    EXPECT_THAT(picture->warnings, IsEmpty()) << format;
+  }
+  // The first run built the cache there; later runs read it.
+  struct stat st;
+  EXPECT_EQ(::stat((private_home + "/fontconfig").c_str(), &st), 0);
+
+  // A user whose cache directory can be written keeps it.
+  env.set("XDG_CACHE_HOME", (tmp + "/user_cache").c_str());
+  EXPECT_EQ(graphviz_private_cache_home(), "");
+}
+
+// fxrun's own directory is used only when it is this user's and nobody else
+// can write it.
+TEST(GraphvizTest, APrivateCacheOthersCanWriteIsNotUsed) {
+  const std::string tmp = absl::StrCat(std::getenv("TEST_TMPDIR"), "/shared_tmp");
+  ASSERT_EQ(::system(absl::StrCat("rm -rf '", tmp, "' && mkdir -p '", tmp, "'").c_str()), 0);
+  const std::string dir = absl::StrCat(tmp, "/fxrun-", ::geteuid(), "-cache");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  ScopedEnvironment env;
+  env.set("HOME", nullptr);
+  env.set("XDG_CACHE_HOME", nullptr);
+  env.set("TMPDIR", tmp.c_str());
+  const std::string chosen = graphviz_private_cache_home();
+  EXPECT_NE(chosen, dir);
+  ASSERT_EQ(::chmod(dir.c_str(), 0700), 0);
+  EXPECT_EQ(graphviz_private_cache_home(), dir);
 }
 
 // More than a pipe holds each way (64 KiB): dot is fed while it is read.
