@@ -216,6 +216,9 @@ make_root() {
   fi
   # debootstrap's sources.list names main only; apt inside needs the lane's components.
   echo "deb $MIRROR $SUITE ${COMPONENTS//,/ }" > "$new/etc/apt/sources.list"
+  # sid's Release file is valid for a week only: a mirror or snapshot that lags
+  # behind the clock makes apt refuse it. Signatures are still checked.
+  [ "$SUITE" != sid ] || echo 'Acquire::Check-Valid-Until "false";' > "$new/etc/apt/apt.conf.d/99fx-platform"
   set_state "$new" "bare"
   say "debootstrap done in $(elapsed "$start")"
   [ "$PROVISION" != bootstrap ] || provision "$new"
