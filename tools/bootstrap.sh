@@ -78,18 +78,22 @@ fi
 /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null ||
   die "/usr/bin/python3 cannot import torch and torchvision (packages python3-torch, python3-torchvision)"
 
-# Options this machine's Bazel needs, in a file the repository's .bazelrc
-# try-imports. Bazel 7 (Debian unstable) resolves Bzlmod modules from the
-# internet by default; --noenable_bzlmod makes it build from the WORKSPACE, as
-# Bazel 4 (Debian 12 and 13) does, but Bazel 4 rejects that flag, so it cannot
-# live in .bazelrc itself.
+# Options this machine needs, in a file the repository's .bazelrc try-imports
+# after its own lines:
+# - Bazel 7 (Debian unstable) resolves Bzlmod modules from the internet by
+#   default; --noenable_bzlmod makes it build from the WORKSPACE, as Bazel 4
+#   (Debian 12 and 13) does, but Bazel 4 rejects that flag, so it cannot live in
+#   .bazelrc itself.
+# - libtorch 2.10 and later (Debian unstable) need C++20: --config=cxx20.
 MACHINE_RC=/etc/fx-cpp/bazel.bazelrc
 bazel_major=$(bazel --version 2>/dev/null | sed -n 's/^bazel \([0-9][0-9]*\)\..*/\1/p')
-if [ "${bazel_major:-0}" -ge 7 ]; then
-  want=$(printf '# Written by tools/bootstrap.sh for Bazel %s: build from the WORKSPACE.\ncommon --noenable_bzlmod\n' "$bazel_major")
-else
-  want=
-fi
+torch_cxx=$(bash "$(dirname "$0")/../third_party/libtorch/find_libtorch.sh" /usr 2>/dev/null |
+  sed -n 's/^CXX_STANDARD=//p')
+want=
+[ "${bazel_major:-0}" -lt 7 ] || want+="common --noenable_bzlmod"$'\n'
+[ "${torch_cxx:-17}" -le 17 ] || want+="build --config=cxx$torch_cxx"$'\n'
+[ -z "$want" ] || want="# Written by tools/bootstrap.sh (Bazel ${bazel_major:-4}, libtorch headers C++${torch_cxx:-17})."$'\n'"$want"
+want=${want%$'\n'}
 have=$(cat "$MACHINE_RC" 2>/dev/null || true)
 if [ "$want" != "$have" ]; then
   if [ "$(id -u)" -eq 0 ]; then
@@ -97,14 +101,14 @@ if [ "$want" != "$have" ]; then
   elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
     sudo=(sudo -n)
   else
-    die "$MACHINE_RC must be updated for this machine's Bazel (${bazel_major:-4}); run tools/bootstrap.sh as root once"
+    die "$MACHINE_RC must be updated for this machine's Bazel and libtorch; run tools/bootstrap.sh as root once"
   fi
   if [ -n "$want" ]; then
     "${sudo[@]}" mkdir -p "$(dirname "$MACHINE_RC")"
     printf '%s\n' "$want" | "${sudo[@]}" tee "$MACHINE_RC" >/dev/null
-    say "wrote $MACHINE_RC (Bazel $bazel_major builds from the WORKSPACE with --noenable_bzlmod)"
+    say "wrote $MACHINE_RC: ${want#*$'\n'}"
   else
     "${sudo[@]}" rm -f "$MACHINE_RC"
-    say "removed $MACHINE_RC (this Bazel needs no options)"
+    say "removed $MACHINE_RC (this Bazel and libtorch need no options)"
   fi
 fi

@@ -219,6 +219,10 @@ make_root() {
   # sid's Release file is valid for a week only: a mirror or snapshot that lags
   # behind the clock makes apt refuse it. Signatures are still checked.
   [ "$SUITE" != sid ] || echo 'Acquire::Check-Valid-Until "false";' > "$new/etc/apt/apt.conf.d/99fx-platform"
+  if [ "$PROVISION" = bootstrap ]; then
+    # dpkg without fsync: a root whose making is interrupted is made anew anyway.
+    echo force-unsafe-io > "$new/etc/dpkg/dpkg.cfg.d/fx-platform-unsafe-io"
+  fi
   set_state "$new" "bare"
   say "debootstrap done in $(elapsed "$start")"
   [ "$PROVISION" != bootstrap ] || provision "$new"

@@ -15,6 +15,7 @@
 #   SYSTEM      1 when LIBDIR is one the linker searches anyway (no -L, no rpath)
 #   VERSION     libtorch's version, from torch/version.h ("unknown" when it has none)
 #   CUDA        1 when it is a CUDA build (libtorch_cuda.so beside libtorch.so)
+#   CXX_STANDARD the C++ standard its headers require (ATen/ATen.h says): 14, 17, 20
 #   CXX11_ABI   the libstdc++ ABI it was built with: 1 (C++11 ABI) or 0 (pre-C++11)
 #   ABI_SOURCE  where CXX11_ABI was read: TorchConfig.cmake, or the symbols of libc10.so
 # On a directory that is no libtorch, prints what is missing and how to fix it on
@@ -59,6 +60,12 @@ fi
 cuda=0
 [ ! -e "$libdir/libtorch_cuda.so" ] || cuda=1
 
+# ATen/ATen.h refuses older compilers: "#error C++20 or later compatible
+# compiler is required to use ATen." (C++14 in 1.13, C++17 in 2.x, C++20 from 2.10).
+cxx_standard=$(sed -n 's/^#error C++\([0-9][0-9]\) or later compatible compiler is required.*/\1/p' \
+  "$include/ATen/ATen.h" 2>/dev/null | head -n 1)
+[ -n "$cxx_standard" ] || cxx_standard=17
+
 # The ABI: TorchConfig.cmake states it (releases before 2.8 do); otherwise the
 # library's own symbols tell: a C++11-ABI build names std::__cxx11 types.
 abi= abi_source=
@@ -75,5 +82,5 @@ if [ -z "$abi" ]; then
   abi_source="the symbols of libc10.so"
 fi
 
-printf 'HOME=%s\nINCLUDE=%s\nLIBDIR=%s\nSYSTEM=%s\nVERSION=%s\nCUDA=%s\nCXX11_ABI=%s\nABI_SOURCE=%s\n' \
-  "$home" "$include" "$libdir" "$system" "$version" "$cuda" "$abi" "$abi_source"
+printf 'HOME=%s\nINCLUDE=%s\nLIBDIR=%s\nSYSTEM=%s\nVERSION=%s\nCUDA=%s\nCXX_STANDARD=%s\nCXX11_ABI=%s\nABI_SOURCE=%s\n' \
+  "$home" "$include" "$libdir" "$system" "$version" "$cuda" "$cxx_standard" "$abi" "$abi_source"

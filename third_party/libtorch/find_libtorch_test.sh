@@ -43,6 +43,9 @@ version=$(value VERSION "$debian")
 expect debian "$debian" HOME=/usr INCLUDE=/usr/include SYSTEM=1 CUDA=0 CXX11_ABI=1 ABI_SOURCE=TorchConfig.cmake
 case "$version" in "$python_version".*) ;; *) echo "FAIL debian: VERSION=$version, Python's torch is $python_version"; failures=$((failures + 1)) ;; esac
 case "$libdir" in /usr/lib/*-linux-gnu) ;; *) echo "FAIL debian: LIBDIR=$libdir"; failures=$((failures + 1)) ;; esac
+# The C++ standard its headers demand: 14 in 1.x, 17 in 2.0 to 2.9, 20 from 2.10.
+case "$version" in 1.*) cxx=14 ;; 2.[0-9].*) cxx=17 ;; *) cxx=20 ;; esac
+expect debian-cxx "$debian" "CXX_STANDARD=$cxx"
 
 # The official zip: include/, lib/, share/cmake/Torch; this one pre-C++11.
 zip=$work/libtorch
