@@ -12,8 +12,9 @@ namespace fx {
 // string or a container bumps a count instead of copying it.
 struct Argument::Payload {
   std::atomic<int32_t> refs{1};
-  std::string string;
+  std::string string;  // a string; a NamedTuple's class
   std::vector<Argument> items;
+  std::vector<std::string> fields;  // a NamedTuple's
   Kwargs dict;
 };
 
@@ -98,6 +99,14 @@ Argument Argument::Tuple(std::vector<Argument> items) {
   return a;
 }
 
+Argument Argument::NamedTuple(std::string type_name, std::vector<std::string> fields,
+                              std::vector<Argument> items) {
+  Argument a = Tuple(std::move(items));
+  a.payload_->string = std::move(type_name);
+  a.payload_->fields = std::move(fields);
+  return a;
+}
+
 Argument Argument::Dict(Kwargs items) {
   Argument a = with_payload(Kind::kDict);
   a.payload_->dict = std::move(items);
@@ -123,6 +132,27 @@ const std::string& Argument::to_string() const {
 const std::vector<Argument>& Argument::elements() const {
   if (kind_ != Kind::kList && kind_ != Kind::kTuple) wrong_kind(Kind::kList, kind_);
   return payload_->items;
+}
+
+bool Argument::is_named_tuple() const {
+  return kind_ == Kind::kTuple && !payload_->string.empty();
+}
+
+const std::string& Argument::tuple_type_name() const {
+  expect(Kind::kTuple);
+  return payload_->string;
+}
+
+const std::vector<std::string>& Argument::tuple_fields() const {
+  expect(Kind::kTuple);
+  return payload_->fields;
+}
+
+Argument Argument::with_elements(std::vector<Argument> items) const {
+  if (kind_ == Kind::kList) return List(std::move(items));
+  if (is_named_tuple()) return NamedTuple(payload_->string, payload_->fields, std::move(items));
+  expect(Kind::kTuple);
+  return Tuple(std::move(items));
 }
 
 const Kwargs& Argument::dict_items() const {
@@ -152,8 +182,12 @@ bool Argument::operator==(const Argument& other) const {
     case Kind::kString:
       return payload_ == other.payload_ || payload_->string == other.payload_->string;
     case Kind::kList:
-    case Kind::kTuple:
       return payload_ == other.payload_ || payload_->items == other.payload_->items;
+    case Kind::kTuple:
+      return payload_ == other.payload_ ||
+             (payload_->items == other.payload_->items &&
+              payload_->string == other.payload_->string &&
+              payload_->fields == other.payload_->fields);
     case Kind::kDict:
       return payload_ == other.payload_ || payload_->dict == other.payload_->dict;
     case Kind::kDtype:
@@ -215,8 +249,7 @@ Argument map_arg(const Argument& arg, const NodeMapFn& fn) {
       // Containers without node references are shared, not copied.
       if (!arg.contains_node()) return arg;
       if (arg.is_dict()) return Argument::Dict(map_arg(arg.dict_items(), fn));
-      return arg.is_list() ? Argument::List(map_arg(arg.elements(), fn))
-                           : Argument::Tuple(map_arg(arg.elements(), fn));
+      return arg.with_elements(map_arg(arg.elements(), fn));
     default:
       return arg;
   }

@@ -96,6 +96,12 @@ class Argument {
   static Argument List(std::vector<Argument> items);
   static Argument Tuple(std::vector<Argument> items);
   static Argument Dict(Kwargs items);
+  // A NamedTuple: a tuple whose class, `type_name` (its Python qualified
+  // name, `torchvision.models.googlenet.GoogLeNetOutputs`), names its
+  // elements `fields` (as many as `items`). torch.fx keeps NamedTuples in
+  // args; so does every printer, the graph file and the runtime.
+  static Argument NamedTuple(std::string type_name, std::vector<std::string> fields,
+                             std::vector<Argument> items);
 
   Kind kind() const { return kind_; }
   bool is_none() const { return kind_ == Kind::kNone; }
@@ -123,6 +129,12 @@ class Argument {
   Node* to_node() const { return expect(Kind::kNode), node_; }
   // The elements of a list or a tuple.
   const std::vector<Argument>& elements() const;
+  // A tuple's NamedTuple class and field names; "" and none for a plain tuple.
+  bool is_named_tuple() const;
+  const std::string& tuple_type_name() const;
+  const std::vector<std::string>& tuple_fields() const;
+  // A tuple (named as this one is) or a list like this one, of `items`.
+  Argument with_elements(std::vector<Argument> items) const;
   const Kwargs& dict_items() const;
   c10::ScalarType to_dtype() const {
     return expect(Kind::kDtype), static_cast<c10::ScalarType>(small_);

@@ -96,6 +96,21 @@ bool is_python_identifier(absl::string_view s) {
   return std::all_of(s.begin(), s.end(), is_identifier_char);
 }
 
+bool is_python_keyword(absl::string_view s) {
+  // Python 3.11's keyword.kwlist, sorted.
+  static constexpr absl::string_view kKeywords[] = {
+      "False", "None",   "True",    "and",      "as",       "assert", "async",  "await",
+      "break", "class",  "continue", "def",     "del",      "elif",   "else",   "except",
+      "finally", "for",  "from",    "global",   "if",       "import", "in",     "is",
+      "lambda", "nonlocal", "not",  "or",       "pass",     "raise",  "return", "try",
+      "while", "with",   "yield"};
+  return std::binary_search(std::begin(kKeywords), std::end(kKeywords), s);
+}
+
+bool is_python_attribute_name(absl::string_view s) {
+  return is_python_identifier(s) && !is_python_keyword(s);
+}
+
 std::string snake_case(absl::string_view s) {
   std::string out;
   out.reserve(s.size() + 4);

@@ -105,6 +105,11 @@ bool is_reserved_python_name(absl::string_view name);
 
 // True when `s` is a valid Python identifier made of ASCII characters.
 bool is_python_identifier(absl::string_view s);
+// True for Python's keywords (`class`, `if`, `None`).
+bool is_python_keyword(absl::string_view s);
+// True when `obj.s` is valid Python: an identifier that is no keyword
+// (a submodule named `block1-0` or `class` is reached with getattr).
+bool is_python_attribute_name(absl::string_view s);
 
 }  // namespace fx
 

@@ -217,6 +217,7 @@ struct SideEffectRegistry {
       // torch.fx's `_side_effectful_functions`, and their operator forms.
       std::string(kAssertTarget),
       std::string(kAssertIsNoneTarget),
+      std::string(kAssertIsNotNoneTarget),
       "aten::_assert_async",
       "profiler::_record_function_enter",
       "profiler::_record_function_enter_new",

@@ -74,28 +74,55 @@ void append_leaf(std::string& out, const Argument& arg, Spelling spelling) {
   }
 }
 
-void append_value(std::string& out, const Argument& arg, Spelling spelling);
+void append_value(std::string& out, const Argument& arg, Spelling spelling,
+                  const ClassNames* classes = nullptr);
 
 // `(a, b)`, `(a,)` or `[a, b]`.
 void append_sequence(std::string& out, const std::vector<Argument>& items, bool is_list,
-                     Spelling spelling) {
+                     Spelling spelling, const ClassNames* classes = nullptr) {
   out += is_list ? '[' : '(';
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ", ";
-    append_value(out, items[i], spelling);
+    append_value(out, items[i], spelling, classes);
   }
   if (!is_list && items.size() == 1) out += ',';
   out += is_list ? ']' : ')';
 }
 
+// A NamedTuple: `Outputs(logits=%fc, aux=None)` as Python's repr shows one
+// (by the class's own name), `Outputs(fc, None)` in code, as torch.fx's code
+// constructs one, by the name `classes` gives the class (its qualified name
+// without).
+void append_named_tuple(std::string& out, const Argument& arg, Spelling spelling,
+                        const ClassNames* classes) {
+  const std::string& type_name = arg.tuple_type_name();
+  if (spelling == Spelling::kCode) {
+    auto bound = classes != nullptr ? classes->find(type_name) : ClassNames::const_iterator();
+    out += classes != nullptr && bound != classes->end() ? bound->second : type_name;
+  } else {
+    const size_t dot = type_name.rfind('.');
+    out += dot == std::string::npos ? type_name : type_name.substr(dot + 1);
+  }
+  out += '(';
+  const std::vector<Argument>& items = arg.elements();
+  const std::vector<std::string>& fields = arg.tuple_fields();
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ", ";
+    if (spelling != Spelling::kCode && i < fields.size()) absl::StrAppend(&out, fields[i], "=");
+    append_value(out, items[i], spelling, classes);
+  }
+  out += ')';
+}
+
 // `{'dim': -1}` in repr, `{dim: -1}` in torch.fx's format.
-void append_dict(std::string& out, const Kwargs& items, Spelling spelling) {
+void append_dict(std::string& out, const Kwargs& items, Spelling spelling,
+                 const ClassNames* classes = nullptr) {
   out += '{';
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ", ";
     const std::string& key = items[i].first;
     absl::StrAppend(&out, spelling == Spelling::kStr ? key : python_string_repr(key), ": ");
-    append_value(out, items[i].second, spelling);
+    append_value(out, items[i].second, spelling, classes);
   }
   out += '}';
 }
@@ -103,7 +130,8 @@ void append_dict(std::string& out, const Kwargs& items, Spelling spelling) {
 // Containers and leaves, in one of the two spellings: Python's repr (nodes by
 // name, strings and dict keys quoted) or torch.fx's `_format_arg` (`%name`
 // for nodes, str() for leaves, dict keys bare).
-void append_value(std::string& out, const Argument& arg, Spelling spelling) {
+void append_value(std::string& out, const Argument& arg, Spelling spelling,
+                  const ClassNames* classes) {
   switch (arg.kind()) {
     case Argument::Kind::kNode:
       if (spelling == Spelling::kStr) out += '%';
@@ -111,10 +139,14 @@ void append_value(std::string& out, const Argument& arg, Spelling spelling) {
       return;
     case Argument::Kind::kList:
     case Argument::Kind::kTuple:
-      append_sequence(out, arg.elements(), arg.is_list(), spelling);
+      if (arg.is_named_tuple()) {
+        append_named_tuple(out, arg, spelling, classes);
+      } else {
+        append_sequence(out, arg.elements(), arg.is_list(), spelling, classes);
+      }
       return;
     case Argument::Kind::kDict:
-      append_dict(out, arg.dict_items(), spelling);
+      append_dict(out, arg.dict_items(), spelling, classes);
       return;
     default:
       append_leaf(out, arg, spelling);
@@ -290,9 +322,9 @@ std::string python_repr(const Argument& arg) {
   return out;
 }
 
-std::string python_code_repr(const Argument& arg) {
+std::string python_code_repr(const Argument& arg, const ClassNames* classes) {
   std::string out;
-  append_value(out, arg, Spelling::kCode);
+  append_value(out, arg, Spelling::kCode, classes);
   return out;
 }
 

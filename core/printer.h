@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "core/argument.h"
 #include "core/graph.h"
@@ -76,9 +77,13 @@ std::string python_code(const Graph& graph, CodeDialect dialect = CodeDialect::k
 std::string format_arg(const Argument& arg);
 // An argument as Python's `repr` shows it (nodes by name): `('bilinear', x, 1.0)`.
 std::string python_repr(const Argument& arg);
+// The names generated code binds classes to, by their qualified names.
+using ClassNames = absl::flat_hash_map<std::string, std::string>;
 // An argument as generated code writes it: repr, except what Python cannot
-// read back from repr (`torch.device('cuda', 0)`, `float('inf')`).
-std::string python_code_repr(const Argument& arg);
+// read back from repr (`torch.device('cuda', 0)`, `float('inf')`), and
+// NamedTuples constructed, `GoogLeNetOutputs(fc, None, None)`, by the name
+// `classes` binds the class to (its qualified name when it binds none).
+std::string python_code_repr(const Argument& arg, const ClassNames* classes = nullptr);
 // A metadata value for a table cell: strings unquoted, the rest as Python repr.
 std::string format_meta_value(const MetaValue& value);
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/testing/seed_graphs.h"
+#include "core/well_known.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -243,6 +244,145 @@ TEST(PrinterTest, CodeWritesTorchScriptBuiltinsAsPythonSyntax) {
             "    contains = 'b' in d;  d = None\n"
             "    full = torch.ops.aten.full.default([2], float('inf'))\n"
             "    return (len_1, slice_1, slice_2, contains, full)\n");
+}
+
+TEST(PrinterTest, CodeWritesGenericListAndDictMethodsAsPython) {
+  // Schemas with type variables (`t[]`, `Dict(str, t)`), which torch.ops
+  // cannot convert Python values for: every one a traced list or dict meets.
+  Graph g;
+  Node* l = g.placeholder("l", "typing.List[int]");
+  Node* d = g.placeholder("d", "typing.Dict[str, int]");
+  Node* popped = g.call_function("aten::pop.t", {l, -1});
+  g.call_function("aten::reverse.t", {l});
+  Node* copy = g.call_function("aten::copy.t", {l});
+  Node* picked = g.call_function("aten::select.t", {copy, 0});
+  g.call_function("aten::Delete.t", {copy, 0});
+  Node* more = g.call_function("aten::add_.t", {copy, Argument::List({1})});
+  Node* sorted = g.call_function("aten::sorted.any", {more});
+  g.call_function("aten::sort.any", {more, true});
+  Node* got = g.call_function("aten::get.default_str", {d, "a", 0});
+  Node* kept = g.call_function("aten::setdefault.str", {d, "b", 1});
+  Node* item = g.call_function("aten::popitem.str", {d});
+  Node* hashed = g.call_function("aten::hash.generic", {popped});
+  g.output(Argument::Tuple({picked, sorted, got, kept, item, hashed}));
+  EXPECT_EQ(python_code(g),
+            "def forward(self, l : typing.List[int], d : typing.Dict[str, int]):\n"
+            "    pop = l.pop(-1)\n"
+            "    l.reverse();  reverse = None\n"
+            "    copy = l.copy();  l = None\n"
+            "    select = copy[0]\n"
+            "    del copy[0];  delete = None\n"
+            "    copy += [1];  add_ = copy;  copy = None\n"
+            "    sorted_1 = sorted(add_)\n"
+            "    add_.sort(reverse = True);  sort = None;  add_ = None\n"
+            "    get = d.get('a', 0)\n"
+            "    setdefault = d.setdefault('b', 1)\n"
+            "    popitem = d.popitem();  d = None\n"
+            "    hash_1 = hash(pop);  pop = None\n"
+            "    return (select, sorted_1, get, setdefault, popitem, hash_1)\n");
+}
+
+TEST(PrinterTest, CodeWritesLiteralTensorsDtypesAndTensorAttributesAsPython) {
+  // torch.ops.aten.tensor cannot take a Python list (its data is `t[]`), and
+  // torch.ops.prim.dtype gives TorchScript's int, not a torch.dtype.
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* dtype = g.call_function("prim::dtype", {x});
+  Node* device = g.call_function("prim::device", {x});
+  Node* layout = g.call_function("prim::layout", {x});
+  Node* t = g.call_function("aten::tensor", {Argument::List({1.0, 2.0})},
+                            {{"dtype", dtype}, {"device", device}});
+  Node* s = g.call_function("aten::tensor.float", {0.5}, {{"dtype", c10::kDouble}});
+  Node* a = g.call_function("aten::as_tensor.list", {Argument::List({1, 2})});
+  Node* half = g.call_function("operator.eq", {dtype, c10::kHalf});
+  g.output(Argument::Tuple({t, s, a, layout, half}));
+  EXPECT_EQ(python_code(g),
+            "def forward(self, x):\n"
+            "    dtype = x.dtype\n"
+            "    device_1 = x.device\n"
+            "    layout = x.layout;  x = None\n"
+            "    tensor = torch.tensor([1.0, 2.0], dtype = dtype, device = device_1);  device_1 = None\n"
+            "    tensor_1 = torch.tensor(0.5, dtype = torch.float64)\n"
+            "    as_tensor = torch.as_tensor([1, 2])\n"
+            "    eq = dtype == torch.float16;  dtype = None\n"
+            "    return (tensor, tensor_1, as_tensor, layout, eq)\n");
+}
+
+TEST(PrinterTest, AttributesThatAreNoIdentifiersAreReachedWithGetattr) {
+  // torchvision's RegNet names blocks `block1-0`; a module may be named `class`.
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* w = g.get_attr("trunk.block1-0.class.weight");
+  Node* y = g.call_module("trunk.block1-0.proj.0", {x});
+  Node* z = g.call_module("odd.say\"hi\"", {y});
+  g.output(Argument::Tuple({w, z}));
+  EXPECT_EQ(python_code(g),
+            "def forward(self, x):\n"
+            "    trunk_block1_0_class_weight = getattr(getattr(self.trunk, \"block1-0\"), \"class\").weight\n"
+            "    trunk_block1_0_proj_0 = getattr(getattr(self.trunk, \"block1-0\").proj, \"0\")(x);  x = None\n"
+            "    odd_say_hi_ = getattr(self.odd, 'say\"hi\"')(trunk_block1_0_proj_0);  "
+            "trunk_block1_0_proj_0 = None\n"
+            "    return (trunk_block1_0_class_weight, odd_say_hi_)\n");
+}
+
+TEST(PrinterTest, ChecksAreAssertionsInTorchScriptAndCallsInPython) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* bias = g.placeholder("bias", "typing.Optional[torch.Tensor]", Argument());
+  Node* mask = g.placeholder("mask", "typing.Optional[torch.Tensor]", Argument());
+  g.call_function(kAssertIsNotNoneTarget, {bias, "bias was traced as given"});
+  g.call_function(kAssertIsNoneTarget, {mask, "mask is None"});
+  Node* add = g.call_function("aten::add.Tensor", {x, bias});
+  g.output(add);
+  EXPECT_EQ(python_code(g),
+            "def forward(self, x, bias : typing.Optional[torch.Tensor] = None, "
+            "mask : typing.Optional[torch.Tensor] = None):\n"
+            "    assert_is_not_none = torch._assert(bias is not None, 'bias was traced as given')\n"
+            "    _assert_is_none = torch.fx._symbolic_trace._assert_is_none(mask, 'mask is None');  "
+            "mask = None\n"
+            "    add = torch.ops.aten.add.Tensor(x, bias);  x = bias = None\n"
+            "    return add\n");
+  // TorchScript refines `bias` to a Tensor after `assert bias is not None`.
+  EXPECT_THAT(python_code(g, CodeDialect::kTorchScript),
+              ::testing::AllOf(
+                  ::testing::HasSubstr("    assert bias is not None, 'bias was traced as given'\n"),
+                  ::testing::HasSubstr("    assert mask is None, 'mask is None'\n")));
+}
+
+TEST(PrinterTest, NamedTuplesPrintAsTheirClassesAndAreImportedInCode) {
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* relu = g.call_function("aten::relu", {x});
+  g.output(Argument::NamedTuple("torchvision.models.googlenet.GoogLeNetOutputs",
+                                {"logits", "aux_logits2", "aux_logits1"}, {relu, Argument(), x}));
+  EXPECT_THAT(format_graph(g),
+              ::testing::HasSubstr(
+                  "return GoogLeNetOutputs(logits=relu, aux_logits2=None, aux_logits1=x)"));
+  EXPECT_EQ(python_code(g),
+            "from torchvision.models.googlenet import GoogLeNetOutputs\n"
+            "\n"
+            "def forward(self, x):\n"
+            "    relu = torch.ops.aten.relu.default(x)\n"
+            "    return GoogLeNetOutputs(relu, None, x)\n");
+  // TorchScript's source names the class in full; the exporter resolves it.
+  EXPECT_THAT(python_code(g, CodeDialect::kTorchScript),
+              ::testing::HasSubstr(
+                  "return torchvision.models.googlenet.GoogLeNetOutputs(relu, None, x)"));
+}
+
+TEST(PrinterTest, HookedLeafModulesAreCalledThroughForwardInPython) {
+  // The module's hooks are nodes of the graph: `self.head(x)` would run them again.
+  Graph g;
+  Node* x = g.placeholder("x");
+  Node* head = g.call_module("head", {x});
+  head->meta().set(kHooksTracedKey, true);
+  Node* body = g.call_module("body", {head});
+  g.output(body);
+  EXPECT_EQ(python_code(g),
+            "def forward(self, x):\n"
+            "    head = self.head.forward(x);  x = None\n"
+            "    body = self.body(head);  head = None\n"
+            "    return body\n");
 }
 
 }  // namespace

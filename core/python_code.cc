@@ -34,18 +34,35 @@
 namespace fx {
 namespace {
 
-std::string code(const Argument& arg) { return python_code_repr(arg); }
+// The names the Python code binds NamedTuple classes to, while python_code
+// writes it (nullptr: the classes' qualified names, as TorchScript's source
+// has them).
+thread_local const ClassNames* bound_classes = nullptr;
 
-// torch.fx's `_format_target`: `self.layer1` + `0.conv1` -> `getattr(self.layer1, "0").conv1`.
+std::string code(const Argument& arg) { return python_code_repr(arg, bound_classes); }
+
+// A string literal for an attribute name: `"0"` as torch.fx writes it, or
+// Python's repr when the name holds a quote, a backslash or a control
+// character.
+std::string attribute_name_literal(absl::string_view atom) {
+  const bool plain = std::all_of(atom.begin(), atom.end(), [](char c) {
+    return c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20 &&
+           static_cast<unsigned char>(c) < 0x7f;
+  });
+  return plain ? absl::StrCat("\"", atom, "\"") : python_string_repr(atom);
+}
+
+// torch.fx's `_format_target`: `self.layer1` + `0.conv1` -> `getattr(self.layer1, "0").conv1`;
+// also for names that are keywords or hold other characters (RegNet's `block1-0`).
 std::string format_attribute_path(std::string base, absl::string_view path) {
   size_t start = 0;
   while (start <= path.size()) {
     size_t dot = path.find('.', start);
     absl::string_view atom = path.substr(start, dot == absl::string_view::npos ? dot : dot - start);
-    if (is_python_identifier(atom)) {
+    if (is_python_attribute_name(atom)) {
       absl::StrAppend(&base, ".", atom);
     } else {
-      base = absl::StrCat("getattr(", base, ", \"", atom, "\")");
+      base = absl::StrCat("getattr(", base, ", ", attribute_name_literal(atom), ")");
     }
     if (dot == absl::string_view::npos) break;
     start = dot + 1;
@@ -149,6 +166,47 @@ bool format_builtin_statement(const Node& node, absl::string_view lhs, std::stri
                     overload == "t" ? a0 : "None");
     return true;
   }
+  // List and dict methods whose schemas are generic (`t[]`, `Dict(str, t)`),
+  // which torch.ops cannot convert Python values to.
+  const bool list_op = overload == "t";
+  const bool dict_op = absl::StartsWith(overload, "Dict_") || overload == "str" ||
+                       overload == "int" || overload == "float" || overload == "bool" ||
+                       overload == "complex" || absl::StartsWith(overload, "default_");
+  auto method_call = [&](absl::string_view method) {
+    std::string call_args;
+    for (size_t i = 1; i < args.size(); ++i) {
+      absl::StrAppend(&call_args, i > 1 ? ", " : "", code(args[i]));
+    }
+    return set(absl::StrCat(a0, ".", method, "(", call_args, ")"));
+  };
+  if ((name == "pop" && (list_op || dict_op)) || (name == "copy" && (list_op || dict_op)) ||
+      (name == "get" && dict_op) || (name == "setdefault" && dict_op) ||
+      (name == "popitem" && dict_op)) {
+    return method_call(name);
+  }
+  if (name == "reverse" && list_op) {
+    absl::StrAppend(&out, a0, ".reverse();  ", lhs, " = None");
+    return true;
+  }
+  if (name == "sort" && overload == "any") {
+    absl::StrAppend(&out, a0, ".sort(", args.size() > 1 ? absl::StrCat("reverse = ", code(args[1])) : "",
+                    ");  ", lhs, " = None");
+    return true;
+  }
+  if (name == "sorted" && overload == "any") return set(absl::StrCat("sorted(", a0, ")"));
+  if (name == "select" && list_op && args.size() == 2) {
+    return set(absl::StrCat(a0, "[", code(args[1]), "]"));
+  }
+  if (name == "Delete" && (list_op || dict_op) && args.size() == 2) {
+    absl::StrAppend(&out, "del ", a0, "[", code(args[1]), "];  ", lhs, " = None");
+    return true;
+  }
+  if ((name == "add_" || name == "mul_") && list_op && args.size() == 2) {
+    absl::StrAppend(&out, a0, name == "add_" ? " += " : " *= ", code(args[1]), ";  ", lhs, " = ",
+                    a0);
+    return true;
+  }
+  if (name == "hash" && overload == "generic") return set(absl::StrCat("hash(", a0, ")"));
   if ((name == "append" || name == "extend" || name == "insert" || name == "clear" ||
        name == "update") &&
       (overload == "t" || overload == "str" || overload.empty())) {
@@ -161,6 +219,59 @@ bool format_builtin_statement(const Node& node, absl::string_view lhs, std::stri
     return true;
   }
   return false;
+}
+
+// The checks the tracer records (torch._assert, torch.fx's _assert_is_none,
+// the tracer's assert_is_not_none). TorchScript writes them as `assert`
+// statements, which also refine an Optional's type as TorchScript's own code
+// does; Python calls torch._assert, except for torch.fx's own function.
+// Returns false for other nodes.
+bool format_check_statement(const Node& node, absl::string_view lhs, std::string& out,
+                            bool torchscript) {
+  const absl::string_view target = node.target();
+  const Arguments& args = node.args();
+  if (args.empty() || args.size() > 2 || !node.kwargs().empty()) return false;
+  std::string condition;
+  if (target == kAssertTarget) {
+    if (!torchscript) return false;  // torch._assert(c, msg) as written
+    condition = code(args[0]);
+  } else if (target == kAssertIsNoneTarget) {
+    if (!torchscript) return false;  // torch.fx's function, importable
+    condition = absl::StrCat(code(args[0]), " is None");
+  } else if (target == kAssertIsNotNoneTarget) {
+    condition = absl::StrCat(code(args[0]), " is not None");
+  } else {
+    return false;
+  }
+  const std::string message = args.size() > 1 ? code(args[1]) : std::string();
+  if (torchscript) {
+    absl::StrAppend(&out, "assert ", condition, message.empty() ? "" : ", ", message);
+    if (!node.users().empty()) absl::StrAppend(&out, ";  ", lhs, " = None");
+  } else {
+    absl::StrAppend(&out, lhs, " = torch._assert(", condition, message.empty() ? "" : ", ",
+                    message, ")");
+  }
+  return true;
+}
+
+// TorchScript's operators for a tensor's dtype, layout and device, written
+// as Python reads them: `x.dtype` is a torch.dtype (torch.ops.prim.dtype
+// would give TorchScript's int, which Python's torch functions and
+// comparisons with `torch.float16` do not take); nullptr for others.
+const char* tensor_attribute_for_operator(absl::string_view target) {
+  if (target == "prim::dtype") return "dtype";
+  if (target == "prim::layout") return "layout";
+  if (target == "prim::device") return "device";
+  return nullptr;
+}
+
+// Operators that torch.ops cannot call from Python because their data
+// parameter is generic (`aten::tensor(t[] data, ...)`), called as the torch
+// function they stand for; nullptr for others.
+const char* python_function_for_operator(absl::string_view target) {
+  if (absl::StartsWith(target, "aten::tensor.") || target == "aten::tensor") return "torch.tensor";
+  if (target == "aten::as_tensor.list") return "torch.as_tensor";
+  return nullptr;
 }
 
 void append_call_args(std::string& out, const Arguments& args, size_t first, const Kwargs& kwargs) {
@@ -186,8 +297,19 @@ void append_call_args(std::string& out, const Arguments& args, size_t first, con
 // that no value of the graph takes; so do these).
 struct FunctionNames {
   absl::flat_hash_map<std::string, std::string> alias;  // target -> name in the code
+  ClassNames classes;  // NamedTuple class -> name in the code
   std::string prologue;
 };
+
+// The NamedTuple classes `arg` constructs.
+void collect_named_tuples(const Argument& arg, std::vector<std::string>& out) {
+  if (arg.is_named_tuple()) out.push_back(arg.tuple_type_name());
+  if (arg.is_sequence()) {
+    for (const Argument& e : arg.elements()) collect_named_tuples(e, out);
+  } else if (arg.is_dict()) {
+    for (const auto& kv : arg.dict_items()) collect_named_tuples(kv.second, out);
+  }
+}
 
 bool is_torch_namespace(absl::string_view target) {
   for (absl::string_view prefix : {"torch.", "operator.", "math.", "builtins."}) {
@@ -200,20 +322,33 @@ FunctionNames function_names(const Graph& graph) {
   FunctionNames out;
   absl::flat_hash_set<std::string> taken;
   for (const Node* n : graph.nodes()) taken.insert(n->name());
+  // Functions called, then NamedTuple classes constructed: each bound once.
+  std::vector<std::pair<std::string, bool>> globals;  // (qualified name, is a class)
   for (const Node* n : graph.nodes()) {
-    if (n->op() != Op::kCallFunction || out.alias.contains(n->target())) continue;
-    const std::string& target = n->target();
-    if (is_torch_namespace(target) || find_python_operator(target) != nullptr) continue;
+    if (n->op() == Op::kCallFunction) globals.emplace_back(n->target(), false);
+  }
+  for (const Node* n : graph.nodes()) {
+    std::vector<std::string> classes;
+    for (const Argument& a : n->args()) collect_named_tuples(a, classes);
+    for (const auto& kv : n->kwargs()) collect_named_tuples(kv.second, classes);
+    for (std::string& c : classes) globals.emplace_back(std::move(c), true);
+  }
+  for (const auto& [target, is_class] : globals) {
+    if (is_class ? out.classes.contains(target) : out.alias.contains(target)) continue;
+    if (!is_class && (is_torch_namespace(target) || find_python_operator(target) != nullptr ||
+                      target == kAssertIsNotNoneTarget)) {
+      continue;
+    }
     const size_t dot = target.rfind('.');
     const std::string name = dot == std::string::npos ? target : target.substr(dot + 1);
-    if (dot == std::string::npos && is_reserved_python_name(name)) continue;  // a builtin
+    if (!is_class && dot == std::string::npos && is_reserved_python_name(name)) continue;  // a builtin
     std::string alias = name;
     for (int i = 1; taken.contains(alias) || (alias != name && is_reserved_python_name(alias));
          ++i) {
       alias = absl::StrCat(name, "_", i);
     }
     taken.insert(alias);
-    out.alias.emplace(target, alias);
+    (is_class ? out.classes : out.alias).emplace(target, alias);
     if (dot != std::string::npos) {
       absl::StrAppend(&out.prologue, "from ", target.substr(0, dot), " import ", name,
                       alias == name ? "" : absl::StrCat(" as ", alias), "\n");
@@ -230,6 +365,10 @@ std::string python_code(const Graph& graph, CodeDialect dialect) {
   // A value is freed right after its last use (torch.fx's `user_to_last_uses`).
   const LastUses last_uses(graph);
   const FunctionNames functions = torchscript ? FunctionNames() : function_names(graph);
+  bound_classes = torchscript ? nullptr : &functions.classes;
+  struct Unbind {
+    ~Unbind() { bound_classes = nullptr; }
+  } unbind;
 
   std::string signature = "def forward(self";
   std::string body;
@@ -267,39 +406,44 @@ std::string python_code(const Graph& graph, CodeDialect dialect) {
                     1);
         break;
       case Op::kCallFunction: {
-        if (torchscript && n->target() == kAssertTarget && !n->args().empty() &&
-            n->kwargs().empty()) {
-          absl::StrAppend(&body, "assert ", code(n->args()[0]));
-          if (n->args().size() > 1) absl::StrAppend(&body, ", ", code(n->args()[1]));
-          if (!n->users().empty()) absl::StrAppend(&body, ";  ", lhs, " = None");
-          break;
-        }
+        if (format_check_statement(*n, lhs, body, torchscript)) break;
         if (format_operator_statement(*n, lhs, body, torchscript)) break;
         if (format_builtin_statement(*n, lhs, body)) break;
+        if (const char* attribute = tensor_attribute_for_operator(n->target());
+            attribute != nullptr && n->args().size() == 1 && n->kwargs().empty()) {
+          absl::StrAppend(&body, lhs, " = ", code(n->args()[0]), ".", attribute);
+          break;
+        }
+        if (const char* function = python_function_for_operator(n->target())) {
+          append_call(function, 0);
+          break;
+        }
         auto alias = functions.alias.find(n->target());
         const std::string fn = alias != functions.alias.end()
                                    ? alias->second
                                    : spell_function_target(n->target(), TargetStyle::kCode);
         if (fn == kGetAttrTarget && n->args().size() == 2 && n->args()[1].is_string() &&
-            is_python_identifier(n->args()[1].to_string()) && n->kwargs().empty()) {
+            is_python_attribute_name(n->args()[1].to_string()) && n->kwargs().empty()) {
           absl::StrAppend(&body, lhs, " = ", code(n->args()[0]), ".", n->args()[1].to_string());
           break;
         }
         append_call(fn, 0);
         break;
       }
-      case Op::kCallModule:
-        // TorchScript calls a submodule's method by name.
-        if (torchscript) {
-          const MetaValue* method = n->meta().find(kModuleMethodKey);
-          append_call(absl::StrCat(format_attribute_path("self", n->target()), ".",
-                                   method != nullptr && method->is_string() ? method->to_string()
-                                                                            : "forward"),
-                      0);
-        } else {
-          append_call(format_attribute_path("self", n->target()), 0);
+      case Op::kCallModule: {
+        // TorchScript calls a submodule's method by name; Python calls the
+        // module, except when its hooks are nodes of this graph.
+        const MetaValue* method = n->meta().find(kModuleMethodKey);
+        const MetaValue* hooks = n->meta().find(kHooksTracedKey);
+        const bool hooks_traced = hooks != nullptr && hooks->is_bool() && hooks->to_bool();
+        std::string callee = format_attribute_path("self", n->target());
+        if (torchscript || hooks_traced) {
+          absl::StrAppend(&callee, ".",
+                          method != nullptr && method->is_string() ? method->to_string() : "forward");
         }
+        append_call(callee, 0);
         break;
+      }
       case Op::kGetAttr:
         absl::StrAppend(&body, lhs, " = ", format_attribute_path("self", n->target()));
         break;

@@ -26,6 +26,12 @@
 //                         is not `forward` (TorchScript compiles an overloaded
 //                         forward once per overload: nn.LSTM's `forward__0`);
 //                         the TorchScript export calls it by this name;
+//   kHooksTracedKey       "_hooks_traced": true on a call_module node of a
+//                         module with forward hooks or pre-hooks, which
+//                         TorchScript compiles into the caller and the tracer
+//                         records as nodes of their own; the call runs the
+//                         method alone (Python code calls `self.head.forward(x)`,
+//                         as calling `self.head(x)` would run the hooks again);
 //   kTensorMetaKey        "tensor_meta": torch.fx's TensorMetadata of a node's
 //                         value, set by shape_prop: a map with "shape" (list of
 //                         ints), "dtype" ("torch.float32"), "requires_grad",
@@ -39,7 +45,8 @@
 //
 // Targets of call_function nodes that the tracer records and the runtime and
 // passes recognise: torch._assert (input checks; kept by dead-code
-// elimination) and torch.fx's _assert_is_none (concrete_args), operator.getitem,
+// elimination) and torch.fx's _assert_is_none (concrete_args), the tracer's
+// assert_is_not_none (Optional values it took as given), operator.getitem,
 // operator.not_, and Python's getattr.
 #ifndef FX_CORE_WELL_KNOWN_H_
 #define FX_CORE_WELL_KNOWN_H_
@@ -55,12 +62,20 @@ inline constexpr absl::string_view kExecOrderKey = "exec_order";
 inline constexpr absl::string_view kTorchScriptTypeKey = "_torchscript_type";
 inline constexpr absl::string_view kNumResultsKey = "_num_results";
 inline constexpr absl::string_view kTraceOptionsKey = "_trace_options";
+inline constexpr absl::string_view kHooksTracedKey = "_hooks_traced";
 inline constexpr absl::string_view kTensorMetaKey = "tensor_meta";
 inline constexpr absl::string_view kShapePropKey = "shape_prop";
 
 inline constexpr absl::string_view kAssertTarget = "torch._assert";
 // torch.fx's check that a concrete_args argument given as None is None.
 inline constexpr absl::string_view kAssertIsNoneTarget = "torch.fx._symbolic_trace._assert_is_none";
+// The tracer's check that a value which may be None (an Optional argument of
+// forward, an Optional result of a leaf) is not, where the trace took the
+// path for a value: `(value, message)`. torch.fx has no such check (it
+// assumes a Proxy is never None); printed as `torch._assert(x is not None,
+// message)` in Python and `assert x is not None, message` in TorchScript,
+// which refines x's type as TorchScript's own code does.
+inline constexpr absl::string_view kAssertIsNotNoneTarget = "fx.assert_is_not_none";
 inline constexpr absl::string_view kGetItemTarget = "operator.getitem";
 inline constexpr absl::string_view kNotTarget = "operator.not_";
 inline constexpr absl::string_view kGetAttrTarget = "getattr";

@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/message_text.h"
 #include "core/printer.h"
+#include "plugins/plugin_guard.h"
 
 namespace fx {
 
@@ -17,6 +19,7 @@ namespace fx {
 struct PassManager::Step {
   std::string name;
   std::unique_ptr<Pass> pass;        // a pass
+  PluginRecord plugin;               // a pass: the plugin that registered it
   std::vector<Step> group;           // a group
   int max_iterations = 0;            // a group
   size_t timing = 0;                 // a pass: its row in timings_
@@ -32,8 +35,11 @@ class FixpointOptions : public OptionSet {
 
  protected:
   absl::Status validate_options() override {
-    if (*max_iterations < 1) {
-      return absl::InvalidArgumentError("option 'max_iterations' must be at least 1");
+    // Rounds are counted in an int.
+    if (*max_iterations < 1 || *max_iterations > std::numeric_limits<int>::max()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "option 'max_iterations' must be from 1 to ", std::numeric_limits<int>::max(), ", not ",
+          *max_iterations));
     }
     return absl::OkStatus();
   }
@@ -90,6 +96,7 @@ absl::StatusOr<PassManager> PassManager::create(absl::string_view pipeline,
         auto pass = registry.make_pass(element);
         if (!pass.ok()) return pass.status();
         step.pass = std::move(*pass);
+        step.plugin = registry.find_pass(element.name)->plugin;
         step.timing = pm.timings_.size();
         pm.timings_.emplace_back(element.name, 0.0);
       }
@@ -142,7 +149,8 @@ absl::Status PassManager::run_pass(Step& step, GraphModule& module, PassContext&
   using Clock = std::chrono::steady_clock;
   const uint64_t before = module.version();
   const auto start = Clock::now();
-  absl::Status s = step.pass->run(module, context);
+  absl::Status s = call_plugin(step.plugin, absl::StrCat("running pass '", step.name, "'"),
+                               [&] { return step.pass->run(module, context); });
   timings_[step.timing].second += std::chrono::duration<double>(Clock::now() - start).count();
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat("pass '", step.name, "' failed: ", s.message()));

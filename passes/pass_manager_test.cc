@@ -212,7 +212,16 @@ TEST_F(PassManagerTest, FixpointRepeatsAGroupUntilNothingChanges) {
               HasSubstr("needs passes in parentheses"));
   EXPECT_THAT(
       std::string(PassManager::create("fixpoint{max_iterations=0}(dce)", registry_).status().message()),
-      HasSubstr("must be at least 1"));
+      HasSubstr("must be from 1 to 2147483647, not 0"));
+  // Not truncated to an int (4294967297 would be 1 round, 2147483648 a negative count).
+  for (const char* big : {"4294967297", "2147483648"}) {
+    EXPECT_THAT(std::string(PassManager::create(absl::StrCat("fixpoint{max_iterations=", big,
+                                                             "}(dce)"),
+                                                registry_)
+                                .status()
+                                .message()),
+                HasSubstr(absl::StrCat("must be from 1 to 2147483647, not ", big)));
+  }
   EXPECT_THAT(std::string(PassManager::create("dce(count)", registry_).status().message()),
               HasSubstr("pass 'dce' takes no nested pipeline"));
 }

@@ -1,6 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "plugins/pipeline_text.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -8,6 +10,8 @@
 
 namespace fx {
 namespace {
+
+constexpr int kMaxGroupNesting = 32;
 
 bool is_name_char(char c) {
   return absl::ascii_isalnum(c) || c == '_' || c == '-' || c == '.';
@@ -58,8 +62,15 @@ class Parser {
       skip_spaces();
     }
     if (!at_end() && peek() == '(') {
+      // Groups are parsed (and run) recursively: a bound keeps a crafted
+      // pipeline from exhausting the stack.
+      if (++depth_ > kMaxGroupNesting) {
+        return error(absl::StrCat("groups nest deeper than ", kMaxGroupNesting,
+                                  " levels; no pipeline needs that"));
+      }
       ++pos_;
       auto nested = parse_list(/*nested=*/true);
+      --depth_;
       if (!nested.ok()) return nested.status();
       if (at_end()) return error("expected ')' to close the group of '" + element.name + "'");
       ++pos_;
@@ -126,6 +137,7 @@ class Parser {
 
   absl::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;  // groups open at pos_
 };
 
 // `value` as it must be written to read back: as it is, or quoted (with
@@ -146,6 +158,10 @@ std::string quote_if_needed(const std::string& value) {
 }
 
 }  // namespace
+
+bool is_pipeline_name(absl::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), is_name_char);
+}
 
 absl::StatusOr<std::vector<PipelineElement>> parse_pipeline(absl::string_view text) {
   return Parser(text).parse();

@@ -14,7 +14,8 @@
 // A value with spaces, braces or parentheses is quoted, `tag{name='a b'}`; in a
 // quoted value a backslash takes the next character as it is (`'it\'s'`).
 // parse_pipeline and print_pipeline round-trip; errors give the character
-// position and show at most ~100 characters of the text around it.
+// position and show at most ~100 characters of the text around it. Groups
+// nest at most 32 deep.
 #ifndef FX_PLUGINS_PIPELINE_TEXT_H_
 #define FX_PLUGINS_PIPELINE_TEXT_H_
 
@@ -37,6 +38,10 @@ struct PipelineElement {
 };
 
 absl::StatusOr<std::vector<PipelineElement>> parse_pipeline(absl::string_view text);
+
+// True when `name` can be written in pipeline text as a pass, tracer
+// extension or option name: letters, digits, '_', '-' and '.', at least one.
+bool is_pipeline_name(absl::string_view name);
 std::string print_pipeline(const std::vector<PipelineElement>& pipeline);
 
 }  // namespace fx

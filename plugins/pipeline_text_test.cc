@@ -73,6 +73,23 @@ TEST(PipelineTest, NestedGroupsRoundTrip) {
               HasSubstr("expected ',' between passes"));
 }
 
+TEST(PipelineTest, GroupsNestAtMost32Deep) {
+  auto nested = [](int depth, bool closed) {
+    std::string text;
+    for (int i = 0; i < depth; ++i) text += "fixpoint(";
+    text += "dce";
+    if (closed) text += std::string(depth, ')');
+    return text;
+  };
+  EXPECT_TRUE(parse_pipeline(nested(32, true)).ok());
+  // Parsed (and run, and destroyed) recursively: 10,000 deep would exhaust the stack.
+  for (bool closed : {true, false}) {
+    const absl::Status s = parse_pipeline(nested(100000, closed)).status();
+    EXPECT_THAT(std::string(s.message()),
+                HasSubstr("at character 297: groups nest deeper than 32 levels"));
+  }
+}
+
 TEST(PipelineTest, ValuesWithQuotesAndBackslashesRoundTrip) {
   // Found by the fuzzer: a value starting with a quote printed unquoted.
   for (const std::string& value :

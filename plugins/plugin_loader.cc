@@ -6,8 +6,11 @@
 #include <link.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -15,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
 #include "plugins/fx_plugin.h"
+#include "plugins/plugin_guard.h"
 
 namespace fx {
 namespace {
@@ -31,6 +35,44 @@ bool is_function_symbol(void* symbol) {
 }
 
 }  // namespace
+
+absl::Status check_shared_library_size(const std::string& path, absl::string_view what) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return absl::OkStatus();  // dlopen says why
+  struct stat st;
+  ElfW(Ehdr) header;
+  const bool is_elf64 = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                        ::pread(fd, &header, sizeof(header), 0) == sizeof(header) &&
+                        std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
+                        header.e_ident[EI_CLASS] == ELFCLASS64;
+  if (!is_elf64) {
+    ::close(fd);
+    return absl::OkStatus();
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  uint64_t needed = std::max<uint64_t>(
+      header.e_phoff + uint64_t{header.e_phnum} * header.e_phentsize,
+      header.e_shoff + uint64_t{header.e_shnum} * header.e_shentsize);
+  // The segments dlopen maps, as the program headers (those in the file)
+  // describe them.
+  if (header.e_phentsize == sizeof(ElfW(Phdr)) && header.e_phoff + uint64_t{header.e_phnum} *
+                                                       sizeof(ElfW(Phdr)) <= size) {
+    for (uint16_t i = 0; i < header.e_phnum; ++i) {
+      ElfW(Phdr) segment;
+      if (::pread(fd, &segment, sizeof(segment), header.e_phoff + i * sizeof(segment)) !=
+          sizeof(segment)) {
+        break;
+      }
+      if (segment.p_type == PT_LOAD) needed = std::max<uint64_t>(needed, segment.p_offset + segment.p_filesz);
+    }
+  }
+  ::close(fd);
+  if (needed <= size) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      what, " ", path_for_message(path), " is cut short: it has ", size,
+      " bytes, and its ELF headers describe ", needed,
+      " (a copy or build that did not finish?); build or copy it again"));
+}
 
 absl::StatusOr<PluginRecord> load_plugin(const std::string& path, Registry& registry) {
   const std::string shown = path_for_message(path);
@@ -52,6 +94,7 @@ absl::StatusOr<PluginRecord> load_plugin(const std::string& path, Registry& regi
   const std::string canonical = ::realpath(path.c_str(), resolved) != nullptr ? resolved : path;
   if (const PluginRecord* loaded = registry.find_plugin_by_path(canonical)) return *loaded;
 
+  if (absl::Status s = check_shared_library_size(canonical, "plugin"); !s.ok()) return s;
   void* handle = ::dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = ::dlerror();
@@ -73,7 +116,17 @@ absl::StatusOr<PluginRecord> load_plugin(const std::string& path, Registry& regi
         " is not a function (define it with FX_PLUGIN from plugins/fx_plugin.h)"));
   }
   using EntryPoint = FxPluginInfo (*)();
-  const FxPluginInfo info = reinterpret_cast<EntryPoint>(symbol)();
+  FxPluginInfo info = {};
+  if (absl::Status s = call_plugin(PluginRecord{"", "", canonical},
+                                   absl::StrCat("calling its ", FX_PLUGIN_ENTRY_POINT),
+                                   [&] {
+                                     info = reinterpret_cast<EntryPoint>(symbol)();
+                                     return absl::OkStatus();
+                                   });
+      !s.ok()) {
+    ::dlclose(handle);
+    return s;
+  }
   if (info.api_version != FX_PLUGIN_API_VERSION) {
     ::dlclose(handle);
     return absl::FailedPreconditionError(absl::StrCat(
@@ -93,16 +146,11 @@ absl::StatusOr<PluginRecord> load_plugin(const std::string& path, Registry& regi
     // before the library may be unloaded. Nothing is registered unless the
     // whole callback succeeds.
     PluginRegistrar registrar(record);
-    try {
+    committed = call_plugin(record, "registering", [&] {
       info.register_callback(&registrar);
-      committed = registry.commit(registrar);
-    } catch (const std::exception& e) {
-      committed = absl::InvalidArgumentError(absl::StrCat(
-          "plugin ", shown, " failed while registering: ", escape_for_message(e.what())));
-    } catch (...) {
-      committed = absl::InvalidArgumentError(
-          absl::StrCat("plugin ", shown, " failed while registering (a non-standard exception)"));
-    }
+      return absl::OkStatus();
+    });
+    if (committed.ok()) committed = registry.commit(registrar);
   }
   if (!committed.ok()) {
     ::dlclose(handle);

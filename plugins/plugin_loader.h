@@ -9,10 +9,13 @@
 // passes, tracer extensions and table entries (plugins/fx_plugin.h). As with
 // LLVM's pass plugins, every failure is a clear error and never a crash:
 //   * the file does not exist, or is not a regular file;
-//   * it is not a loadable shared library (dlerror's text);
+//   * it is not a loadable shared library (dlerror's text), or is cut short
+//     (smaller than its ELF headers say: dlopen would die of SIGBUS);
 //   * it has no `fxGetPluginInfo`, or that symbol is not a function;
 //   * it was built for another plugin API version (both versions named);
-//   * its registration callback throws (the exception's message);
+//   * its entry point or registration callback throws (anything: the
+//     exception's message, plugins/plugin_guard.h);
+//   * it registers what no pipeline can use (Registry::commit);
 //   * it registers a name another plugin registered (both plugins named).
 // A refused plugin registers nothing. Loading the same file twice returns the
 // first load's record. Plugins stay loaded for the life of the process.
@@ -22,6 +25,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "plugins/registry.h"
 
 namespace fx {
@@ -29,6 +33,13 @@ namespace fx {
 // Loads the plugin at `path` and commits its registrations to `registry`.
 absl::StatusOr<PluginRecord> load_plugin(const std::string& path,
                                          Registry& registry = Registry::global());
+
+// Checks, before dlopen maps it, that the ELF shared library at `path` holds
+// everything its headers describe: dlopen maps the segments a cut-short file
+// lacks and dies of SIGBUS touching them. `what` names the file in messages
+// ("plugin", "--op-library"). A file that is not 64-bit ELF passes (dlopen
+// says what it is not).
+absl::Status check_shared_library_size(const std::string& path, absl::string_view what);
 
 }  // namespace fx
 

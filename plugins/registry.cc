@@ -5,8 +5,11 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "core/message_text.h"
+#include "plugins/plugin_guard.h"
 
 namespace fx {
 
@@ -52,9 +55,50 @@ Registry& Registry::global() {
 
 namespace {
 
-std::string describe_plugin(const PluginRecord& p) {
-  return p.path.empty() ? absl::StrCat("'", p.name, "' (built in)")
-                        : absl::StrCat("'", p.name, "' (", p.path, ")");
+bool is_one_line(absl::string_view text) {
+  return std::none_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
+// What no pipeline could name or no listing could show, for one pass or
+// tracer extension; `kind` is "pass" or "tracer extension".
+absl::Status check_component(const PluginRecord& plugin, absl::string_view kind,
+                             const ComponentInfo& info) {
+  auto refuse = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat("plugin ", describe_plugin(plugin), " registers ",
+                                                   kind, " ", quote_for_message(info.name), ": ",
+                                                   what));
+  };
+  if (!is_pipeline_name(info.name)) {
+    return refuse("a name of letters, digits, '_', '-' and '.' only is what a pipeline can name");
+  }
+  if (kind == "pass" && info.name == "fixpoint") {
+    return refuse("'fixpoint' is the pass manager's group, fixpoint(...); give the pass another name");
+  }
+  if (!is_one_line(info.description)) return refuse("its description is not one line of printable text");
+  absl::flat_hash_set<absl::string_view> names;
+  for (const OptionSpec& o : info.options) {
+    const std::string option = absl::StrCat("option ", quote_for_message(o.name));
+    if (!is_pipeline_name(o.name)) {
+      return refuse(absl::StrCat(option, ": a name of letters, digits, '_', '-' and '.' only is what "
+                                         "a pipeline can set"));
+    }
+    if (!names.insert(o.name).second) return refuse(absl::StrCat(option, " is declared twice"));
+    if (!is_one_line(o.description) || !is_one_line(o.default_value)) {
+      return refuse(absl::StrCat(option, ": its description and default must be one line of "
+                                         "printable text"));
+    }
+    // Options with choices list them as their type: "warn|fail".
+    if (absl::StrContains(o.type, "|")) {
+      const std::vector<std::string> choices = absl::StrSplit(o.type, '|');
+      if (std::find(choices.begin(), choices.end(), o.default_value) == choices.end()) {
+        return refuse(absl::StrCat(option, ": its default ", quote_for_message(o.default_value),
+                                   " is not one of its choices (", o.type, ")"));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -62,6 +106,42 @@ std::string describe_plugin(const PluginRecord& p) {
 absl::Status Registry::commit(PluginRegistrar& registrar) {
   absl::MutexLock lock(&mu_);
   const PluginRecord& plugin = registrar.plugin_;
+  if (!is_pipeline_name(plugin.name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "plugin ", plugin.path.empty() ? std::string("(built in)") : path_for_message(plugin.path),
+        " names itself ", quote_for_message(plugin.name),
+        " (FxPluginInfo::name); a plugin's name is letters, digits, '_', '-' and '.', at least one"));
+  }
+  if (!is_one_line(plugin.version)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "plugin ", describe_plugin(plugin), " has a version that is not one line of printable text"));
+  }
+  for (const PassInfo& p : registrar.passes_) {
+    if (absl::Status s = check_component(plugin, "pass", p); !s.ok()) return s;
+  }
+  for (const TracerExtensionInfo& e : registrar.extensions_) {
+    if (absl::Status s = check_component(plugin, "tracer extension", e); !s.ok()) return s;
+  }
+  // A table maps each key to one value: a second value would be ignored.
+  for (size_t i = 0; i < registrar.table_entries_.size(); ++i) {
+    const auto& [table, entry] = registrar.table_entries_[i];
+    auto same_key = [&](const auto& other) {
+      return other.first == table && other.second.first == entry.first;
+    };
+    const PluginRecord* owner = nullptr;
+    for (size_t j = 0; j < table_entries_.size() && owner == nullptr; ++j) {
+      if (same_key(table_entries_[j])) owner = &table_entry_plugins_[j];
+    }
+    for (size_t j = 0; j < i && owner == nullptr; ++j) {
+      if (same_key(registrar.table_entries_[j])) owner = &plugin;
+    }
+    if (owner != nullptr) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "plugin ", describe_plugin(plugin), " adds key ", quote_for_message(entry.first),
+          " to table ", quote_for_message(table), ", which plugin ", describe_plugin(*owner),
+          " already added (a key has one value: the second would be ignored)"));
+    }
+  }
   for (const PluginRecord& p : plugins_) {
     if (p.name == plugin.name) {
       return absl::AlreadyExistsError(absl::StrCat(
@@ -93,7 +173,10 @@ absl::Status Registry::commit(PluginRegistrar& registrar) {
   }
   for (PassInfo& p : registrar.passes_) passes_.emplace(p.name, std::move(p));
   for (TracerExtensionInfo& e : registrar.extensions_) extensions_.emplace(e.name, std::move(e));
-  for (auto& entry : registrar.table_entries_) table_entries_.push_back(std::move(entry));
+  for (auto& entry : registrar.table_entries_) {
+    table_entries_.push_back(std::move(entry));
+    table_entry_plugins_.push_back(plugin);
+  }
   registrar.passes_.clear();
   registrar.extensions_.clear();
   registrar.table_entries_.clear();
@@ -219,7 +302,14 @@ auto make_component(absl::string_view kind, const PipelineElement& element, cons
     return absl::InvalidArgumentError(absl::StrCat(kind, " '", element.name,
                                                    "' takes no nested pipeline in parentheses"));
   }
-  auto made = info.factory(element.options);
+  // The factory is the plugin's code (the component's constructor runs in it).
+  decltype(info.factory(element.options)) made = absl::UnknownError("not made");
+  absl::Status called = call_plugin(info.plugin, absl::StrCat("making ", kind, " '", element.name, "'"),
+                                    [&] {
+                                      made = info.factory(element.options);
+                                      return absl::OkStatus();
+                                    });
+  if (!called.ok()) return called;
   if (!made.ok()) {
     return absl::Status(made.status().code(),
                         absl::StrCat(kind, " '", element.name, "': ", made.status().message()));
@@ -239,7 +329,9 @@ absl::StatusOr<std::shared_ptr<TracerExtension>> Registry::make_tracer_extension
     const PipelineElement& element) const {
   const TracerExtensionInfo* info = find_tracer_extension(element.name);
   if (info == nullptr) return unknown_tracer_extension_error(element.name);
-  return make_component("tracer extension", element, *info);
+  auto made = make_component("tracer extension", element, *info);
+  if (!made.ok()) return made.status();
+  return guard_tracer_extension(*std::move(made), info->plugin, element.name);
 }
 
 }  // namespace fx

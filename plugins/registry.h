@@ -143,7 +143,13 @@ class Registry {
 
   // Commits everything `registrar` staged. Fails, registering nothing, when a
   // pass or extension name is taken, naming both plugins; or when another file
-  // already registered a plugin of the same name.
+  // already registered a plugin of the same name. Also refused, naming the
+  // plugin, is what no pipeline could use or no listing could show: a plugin,
+  // pass, extension or option name that is not a pipeline name
+  // (is_pipeline_name), a pass named `fixpoint` (the pass manager's group), a
+  // description or version that is not one line of printable text, an option
+  // declared twice, an option whose default is not one of its choices, and a
+  // table entry whose key the table already has (its value would be ignored).
   absl::Status commit(PluginRegistrar& registrar);
 
   // Makes the pass or tracer extension a pipeline element names, with its
@@ -178,6 +184,7 @@ class Registry {
   absl::node_hash_map<std::string, TracerExtensionInfo> extensions_ ABSL_GUARDED_BY(mu_);
   std::vector<std::pair<std::string, std::pair<std::string, std::string>>> table_entries_
       ABSL_GUARDED_BY(mu_);
+  std::vector<PluginRecord> table_entry_plugins_ ABSL_GUARDED_BY(mu_);  // who added each entry
   std::vector<PluginRecord> plugins_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -1,6 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/devices.h"
 
+#include <limits>
+
 #include <ATen/Context.h>
 
 #include "absl/strings/match.h"
@@ -19,10 +21,18 @@ absl::StatusOr<c10::Device> parse_device(absl::string_view text) {
   } else if (text == "cuda") {
     device = c10::Device(c10::kCUDA, 0);
   } else if (absl::StartsWith(text, "cuda:")) {
-    int index = -1;
-    if (!absl::SimpleAtoi(text.substr(5), &index) || index < 0 || index > 127) {
+    int64_t index = -1;
+    if (!absl::SimpleAtoi(text.substr(5), &index) || index < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "bad device ", quote_for_message(text), ": the GPU index must be a number, as in cuda:0"));
+    }
+    if (index > std::numeric_limits<c10::DeviceIndex>::max()) {
+      // A number, but no GPU's: say what the machine has.
+      if (absl::Status s = check_device_available(c10::Device(c10::kCUDA, 0)); !s.ok()) return s;
+      const int count = static_cast<int>(at::getNumGPUs());
+      return absl::InvalidArgumentError(absl::StrCat("bad device ", quote_for_message(text),
+                                                     ": this machine has ", count,
+                                                     " GPU(s), cuda:0 to cuda:", count - 1));
     }
     device = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
   } else {

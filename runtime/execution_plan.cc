@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/devices.h"
 #include "runtime/function_lowering.h"
+#include "runtime/meta_device.h"
 #include "runtime/plan_steps.h"
 
 namespace fx {
@@ -26,20 +27,23 @@ ExecutionPlan::~ExecutionPlan() = default;
 namespace {
 
 // A module's state on `device`: a deep copy moved there, or the module itself
-// when it is already there.
+// when it is already there. (Module::to cannot move parameters to the meta
+// device: it swaps their data, which a meta tensor has none of.)
 torch::jit::Module on_device(const torch::jit::Module& module, const c10::Device& device) {
   bool elsewhere = false;
   for (const at::Tensor& p : module.parameters()) elsewhere |= p.device() != device;
   for (const at::Tensor& b : module.buffers()) elsewhere |= b.device() != device;
   if (!elsewhere) return module;
+  if (device.is_meta()) return module_on_meta(module);
   torch::jit::Module copy = module.clone();
   copy.to(device);
   return copy;
 }
 
 c10::IValue value_on_device(const c10::IValue& value, const c10::Device& device) {
-  if (value.isTensor() && value.toTensor().device() != device) return value.toTensor().to(device);
-  return value;
+  if (!value.isTensor() || value.toTensor().device() == device) return value;
+  if (device.is_meta()) return to_meta(value);
+  return value.toTensor().to(device);
 }
 
 // Runs a compiled contraction into its slot. False: the operands' layout is
@@ -88,6 +92,7 @@ absl::StatusOr<std::shared_ptr<const ExecutionPlan>> ExecutionPlan::compile(
     const GraphModule& gm, const PlanOptions& options) {
   if (absl::Status s = check_device_available(options.device); !s.ok()) return s;
   if (absl::Status s = gm.lint(); !s.ok()) return s;
+  if (options.device.is_meta()) ensure_meta_kernels();
   // The plan's own module: a copy of the graph, the root's state on the device.
   torch::jit::Module root;
   try {

@@ -369,6 +369,36 @@ TEST(ExecutionPlanTest, PlacesStateOnTheDeviceAndRefusesInputsElsewhere) {
   EXPECT_TRUE(gm.get_attr("weight")->toTensor().is_cpu());
 }
 
+// Issue 25: a model with parameters could not be placed on the meta device
+// (Module::to swaps parameter data, which meta tensors lack). Parameters,
+// buffers and submodules are copied there, and convolutions run on it
+// (meta_device.h's kernels).
+TEST(ExecutionPlanTest, RunsAModelWithParametersAndSubmodulesOnTheMetaDevice) {
+  torch::jit::Module conv(c10::QualifiedName("__torch__.test.Conv"),
+                          std::make_shared<torch::jit::CompilationUnit>());
+  conv.register_parameter("weight", at::rand({2, 3, 3, 3}), /*is_buffer=*/false);
+  conv.define("def forward(self, x):\n    return torch.conv2d(x, self.weight)\n");
+  torch::jit::Module root = empty_module("Root");
+  root.register_module("conv", conv);
+  root.register_parameter("scale", at::rand({1}), /*is_buffer=*/false);
+  root.register_buffer("shift", at::rand({1}));
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* y = g->call_module("conv", {x});
+  Node* scaled = g->call_function("aten::mul.Tensor", {y, g->get_attr("scale")});
+  g->output(g->call_function("aten::add.Tensor", {scaled, g->get_attr("shift")}));
+  GraphModule gm(root, std::move(g));
+  PlanOptions on_meta;
+  on_meta.device = c10::Device(c10::kMeta);
+  auto plan = ExecutionPlan::compile(gm, on_meta);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const at::Tensor out = run_tensor(**plan, {at::empty({1, 3, 8, 8}, at::device(c10::kMeta))});
+  EXPECT_TRUE(out.is_meta());
+  EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{1, 2, 6, 6}));
+  for (const at::Tensor& t : root.parameters()) EXPECT_TRUE(t.is_cpu());
+  for (const at::Tensor& t : root.buffers()) EXPECT_TRUE(t.is_cpu());
+}
+
 TEST(ExecutionPlanTest, CudaWithoutCudaSaysWhyAndHow) {
   if (at::hasCUDA()) GTEST_SKIP() << "this libtorch has CUDA";
   GraphModule gm = chain_of_adds(2);

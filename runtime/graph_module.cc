@@ -203,9 +203,12 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
   const std::string root_type = root.type()->name()->qualifiedName();
   auto cu = root._ivalue()->compilation_unit();
 
-  // Intermediate modules created so far, by qualified name.
+  // Intermediate modules created so far, by qualified name; their classes
+  // are named after the path, made identifiers (`block1-0` -> `block1_0`) and
+  // unique.
   absl::flat_hash_map<std::string, torch::jit::Module> made;
   made.emplace("", root);
+  Namespace class_names;
   auto parent_of = [&](const std::vector<std::string>& atoms) -> torch::jit::Module {
     std::string path;
     torch::jit::Module current = root;
@@ -214,7 +217,7 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
       auto it = made.find(next);
       if (it == made.end()) {
         torch::jit::Module child(
-            c10::QualifiedName(absl::StrCat(root_type, ".", absl::StrReplaceAll(next, {{".", "_"}}))),
+            c10::QualifiedName(absl::StrCat(root_type, ".", class_names.create_name(next))),
             cu);
         current.register_module(atoms[i], child);
         it = made.emplace(next, child).first;

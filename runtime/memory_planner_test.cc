@@ -33,6 +33,31 @@ TEST(MemoryPlannerTest, OffsetsAreAlignedAndSmallTensorsFillGaps) {
   EXPECT_EQ(layout.offsets[3], layout.offsets[2]);
 }
 
+// Of two free gaps, the smaller that fits: the 4096-byte gap stays whole for
+// a larger tensor.
+TEST(MemoryPlannerTest, PlacesATensorInTheSmallestGapThatFits) {
+  const ArenaLayout layout =
+      plan_arena({{4096, 0, 1}, {1024, 0, 10}, {1024, 0, 1}, {1024, 0, 10}, {1024, 2, 3}});
+  EXPECT_THAT(layout.offsets, ElementsAre(0, 4096, 5120, 6144, 5120));
+  EXPECT_EQ(layout.arena_bytes, 7168u);
+}
+
+TEST(MemoryPlannerTest, FreedNeighboursMergeIntoOneGap) {
+  const ArenaLayout layout = plan_arena({{1024, 0, 1}, {1024, 0, 1}, {1024, 0, 10}, {2048, 2, 3}});
+  EXPECT_EQ(layout.offsets[3], 0u);
+  EXPECT_EQ(layout.arena_bytes, 3072u);
+}
+
+// An unrolled loop: each result read by the next step only. Planning is
+// O(n log n), so 200,000 of them are planned at once, into two slots.
+TEST(MemoryPlannerTest, ALongChainAlternatesBetweenTwoSlots) {
+  std::vector<PlannedTensor> chain;
+  for (int i = 0; i < 200000; ++i) chain.push_back({4, i, i + 1});
+  const ArenaLayout layout = plan_arena(chain);
+  EXPECT_EQ(layout.arena_bytes, 128u);
+  for (int i = 0; i < 200000; ++i) ASSERT_EQ(layout.offsets[i], i % 2 == 0 ? 0u : 64u) << i;
+}
+
 TEST(MemoryPlannerTest, NoTwoLiveTensorsOverlapOnAnyPlan) {
   std::vector<PlannedTensor> tensors;
   for (int i = 0; i < 200; ++i) {

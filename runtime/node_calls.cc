@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/ascii.h"
+#include "core/message_text.h"
 #include "core/naming.h"
 #include "core/printer.h"
 #include "core/python_operators.h"
@@ -26,6 +27,7 @@ Builtin builtin_for(absl::string_view target) {
   if (target == kGetAttrTarget) return Builtin::kGetAttr;
   if (target == kAssertTarget) return Builtin::kAssert;
   if (target == kAssertIsNoneTarget) return Builtin::kAssertIsNone;
+  if (target == kAssertIsNotNoneTarget) return Builtin::kAssertIsNotNone;
   return Builtin::kNone;
 }
 
@@ -109,7 +111,7 @@ absl::Status check_input_type(const Node& node, size_t index, const c10::IValue&
   }
   return absl::InvalidArgumentError(absl::StrCat("input ", index, " (placeholder '", node.name(),
                                                  "') must be ", annotation, " but got ",
-                                                 value.type()->repr_str()));
+                                                 escape_for_message(value.type()->repr_str())));
 }
 
 absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
@@ -189,6 +191,13 @@ absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
       if (args[0].isNone()) return c10::IValue();
       const std::string message = args.size() == 2 && args[1].isString() ? args[1].toStringRef()
                                                                         : "value is not None";
+      return node_error(node, absl::StrCat("assertion failed: ", message));
+    }
+    case Builtin::kAssertIsNotNone: {
+      if (args.empty() || args.size() > 2) return node_error(node, "expects (value, message)");
+      if (!args[0].isNone()) return c10::IValue();
+      const std::string message = args.size() == 2 && args[1].isString() ? args[1].toStringRef()
+                                                                        : "value is None";
       return node_error(node, absl::StrCat("assertion failed: ", message));
     }
     case Builtin::kNone:

@@ -39,7 +39,16 @@
 namespace fx {
 
 // call_function targets run natively rather than by an operator.
-enum class Builtin { kNone, kGetItem, kNot, kPos, kGetAttr, kAssert, kAssertIsNone };
+enum class Builtin {
+  kNone,
+  kGetItem,
+  kNot,
+  kPos,
+  kGetAttr,
+  kAssert,
+  kAssertIsNone,
+  kAssertIsNotNone,
+};
 
 // The builtin `target` names, or kNone.
 Builtin builtin_for(absl::string_view target);

@@ -210,10 +210,22 @@ absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& sche
 }
 
 std::string exception_message(const std::exception& e) {
-  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) {
-    return c10_error->what_without_backtrace();
-  }
-  return e.what();
+  const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
+  std::string message = c10_error != nullptr ? c10_error->what_without_backtrace() : e.what();
+  // "Could not run 'aten::roll' with arguments from the 'Meta' backend. This
+  // could be because ... 'aten::roll' is only available for these backends:"
+  static const std::string kNoKernel = "Could not run '";
+  static const std::string kFrom = "' with arguments from the '";
+  const size_t start = message.find(kNoKernel);
+  if (start == std::string::npos) return message;
+  const size_t op_start = start + kNoKernel.size();
+  const size_t from = message.find(kFrom, op_start);
+  const size_t backend_end = from == std::string::npos ? from : message.find("' backend", from);
+  if (backend_end == std::string::npos) return message;
+  const size_t backend_start = from + kFrom.size();
+  return absl::StrCat("libtorch has no kernel of ", message.substr(op_start, from - op_start),
+                      " for the ", message.substr(backend_start, backend_end - backend_start),
+                      " backend");
 }
 
 }  // namespace fx

@@ -80,7 +80,11 @@ absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& sche
 absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr& type,
                                            c10::optional<int32_t> list_size = c10::nullopt);
 
-// The message of a libtorch exception without its C++ backtrace.
+// The message of a libtorch exception without its C++ backtrace. The
+// dispatcher's report of an operator with no kernel for a backend (several
+// lines listing every backend it has, inside TorchScript's tracebacks when a
+// function called it) becomes one line: `libtorch has no kernel of
+// aten::roll for the Meta backend`.
 std::string exception_message(const std::exception& e);
 
 }  // namespace fx

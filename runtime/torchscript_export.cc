@@ -14,7 +14,10 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <algorithm>
+#include <functional>
+#include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -25,6 +28,7 @@
 #include "core/naming.h"
 #include "core/printer.h"
 #include "core/well_known.h"
+#include "runtime/value_conversion.h"
 
 namespace fx {
 namespace {
@@ -32,6 +36,18 @@ namespace {
 namespace jit = torch::jit;
 using jit::SugaredValue;
 using SugaredValuePtr = std::shared_ptr<SugaredValue>;
+
+// True when TorchScript compiling a call of `wanted` as `picked` computes the
+// same: the same overload, or its `hacked_twin` (aten::index.Tensor_hacked_twin
+// for aten::index.Tensor, aten::index_put.hacked_twin for aten::index_put),
+// which TorchScript registers with a `Tensor[]` instead of a `Tensor?[]`
+// parameter and picks when no index is None. libtorch 1.13 has four, for
+// index, index_put, index_put_ and _index_put_impl_.
+bool same_operator_overload(absl::string_view picked, absl::string_view wanted) {
+  if (picked == wanted) return true;
+  return picked == (wanted.empty() ? std::string("hacked_twin")
+                                   : absl::StrCat(wanted, "_hacked_twin"));
+}
 
 // `torch.ops.<ns>.<op>.<overload>`: a call compiled as loading the saved file
 // will compile it (TorchScript saves `torch.<op>(...)` and matches the
@@ -47,15 +63,17 @@ class OperatorOverloadValue : public SugaredValue {
                        size_t /*n_binders*/) override {
     jit::Value* out = jit::emitBuiltinCall(loc, *m.graph(), symbol_, args, kwargs);
     jit::Node* op = out->node();
-    // Several results come packed in a tuple.
-    if (op->kind() == c10::prim::TupleConstruct && op->inputs().size() > 0) {
-      op = op->input(0)->node();
+    // Several results come packed in a tuple; none in an empty one, after
+    // the call (aten::set_grad_enabled).
+    if (op->kind() == c10::prim::TupleConstruct) {
+      op = op->inputs().size() > 0 ? op->input(0)->node() : op->prev();
     }
     const c10::FunctionSchema* schema = op->maybeSchema();
-    if (schema == nullptr || op->kind() != symbol_ || schema->overload_name() != overload_) {
+    if (schema == nullptr || op->kind() != symbol_ ||
+        !same_operator_overload(schema->overload_name(), overload_)) {
       throw jit::ErrorReport(loc)
           << "TorchScript reads this call back as "
-          << (schema != nullptr ? jit::canonicalSchemaString(*schema) : op->kind().toQualString())
+          << (schema != nullptr ? c10::toString(*schema) : op->kind().toQualString())
           << ", not the overload '" << (overload_.empty() ? "default" : overload_)
           << "' the graph calls; a saved file would compute something else";
     }
@@ -110,12 +128,33 @@ class OperatorNamespaceValue : public SugaredValue {
 class ExportResolver : public jit::Resolver {
  public:
   explicit ExportResolver(const GraphModule& gm) : gm_(gm) {
-    for (const auto& [target, functions] : gm.functions()) {
+    auto add_prefixes = [&](absl::string_view name) {
       std::string prefix;
-      for (absl::string_view atom : absl::StrSplit(target, '.')) {
+      for (absl::string_view atom : absl::StrSplit(name, '.')) {
         prefix = prefix.empty() ? std::string(atom) : absl::StrCat(prefix, ".", atom);
         prefixes_.insert(prefix);
       }
+    };
+    for (const auto& [target, functions] : gm.functions()) add_prefixes(target);
+    // NamedTuple classes the graph constructs, as the model's code defines them.
+    std::function<void(const Argument&)> visit = [&](const Argument& a) {
+      if (a.is_named_tuple() && !named_tuples_.contains(a.tuple_type_name())) {
+        const auto cu = gm.root()._ivalue()->compilation_unit();
+        if (auto type = cu->get_named_tuple(
+                c10::QualifiedName(torchscript_class_name(a.tuple_type_name())))) {
+          named_tuples_.emplace(a.tuple_type_name(), type);
+          add_prefixes(a.tuple_type_name());
+        }
+      }
+      if (a.is_sequence()) {
+        for (const Argument& e : a.elements()) visit(e);
+      } else if (a.is_dict()) {
+        for (const auto& kv : a.dict_items()) visit(kv.second);
+      }
+    };
+    for (const Node* n : gm.graph().nodes()) {
+      for (const Argument& a : n->args()) visit(a);
+      for (const auto& kv : n->kwargs()) visit(kv.second);
     }
   }
 
@@ -134,7 +173,8 @@ class ExportResolver : public jit::Resolver {
 
  private:
   const GraphModule& gm_;
-  absl::flat_hash_set<std::string> prefixes_;  // of leaf function targets
+  absl::flat_hash_set<std::string> prefixes_;  // of leaf function targets and NamedTuples
+  absl::flat_hash_map<std::string, c10::TupleTypePtr> named_tuples_;
 };
 
 // A dotted name on the way to a leaf function or a torch name.
@@ -157,6 +197,9 @@ SugaredValuePtr ExportResolver::lookup(const std::string& path, const jit::Sourc
                                        jit::GraphFunction& m) {
   if (auto it = gm_.functions().find(path); it != gm_.functions().end()) {
     return std::make_shared<jit::FunctionValue>(it->second);
+  }
+  if (auto it = named_tuples_.find(path); it != named_tuples_.end()) {
+    return std::make_shared<jit::NamedTupleConstructor>(it->second);
   }
   if (prefixes_.contains(path) || path == "torch") {
     return std::make_shared<NamespaceValue>(this, path);
@@ -210,35 +253,46 @@ const Node* node_in_message(const Graph& graph, const std::string& source,
   return nullptr;
 }
 
-// The first line of a compiler message (the rest quotes the source).
+// The first line of a compiler message (the rest quotes the source, which
+// the line introduces with a colon that would dangle here).
 std::string first_line(absl::string_view message) {
   message = absl::StripLeadingAsciiWhitespace(message);
-  return std::string(absl::StripTrailingAsciiWhitespace(message.substr(0, message.find('\n'))));
+  absl::string_view line = absl::StripTrailingAsciiWhitespace(message.substr(0, message.find('\n')));
+  if (absl::ConsumeSuffix(&line, ":")) line = absl::StripTrailingAsciiWhitespace(line);
+  return std::string(line);
 }
 
 // Every name pasted into the source must be what it claims to be: a node
-// name, keyword or attribute atom that is an identifier (or an atom of digits,
-// as nn.Sequential's `0`), a target of dotted identifiers or `ns::op.overload`,
-// a type of names, brackets and commas. Anything else could change what the
-// source means, so it is refused.
-bool is_identifier_or_digits(absl::string_view s) {
-  return is_python_identifier(s) ||
-         (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
-}
-
-bool is_dotted_name(absl::string_view s, bool digits_allowed) {
+// name or keyword that is an identifier, a target of dotted identifiers or
+// `ns::op.overload`, a type of names, brackets and commas. Anything else
+// could change what the source means, so it is refused. Attribute paths are
+// another matter: the printer reaches atoms that are not identifiers
+// (nn.Sequential's `0`, RegNet's `block1-0`) through `getattr(m, "block1-0")`
+// with a string literal, so any atom of printable characters is safe.
+bool is_attribute_path(absl::string_view s) {
   if (s.empty()) return false;
   for (absl::string_view atom : absl::StrSplit(s, '.')) {
-    if (!(digits_allowed ? is_identifier_or_digits(atom) : is_python_identifier(atom))) return false;
+    if (atom.empty()) return false;
+    for (char c : atom) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+    }
+  }
+  return true;
+}
+
+bool is_dotted_name(absl::string_view s) {
+  if (s.empty()) return false;
+  for (absl::string_view atom : absl::StrSplit(s, '.')) {
+    if (!is_python_identifier(atom)) return false;
   }
   return true;
 }
 
 bool is_function_target(absl::string_view target) {
   const size_t colons = target.find("::");
-  if (colons == absl::string_view::npos) return is_dotted_name(target, false);
+  if (colons == absl::string_view::npos) return is_dotted_name(target);
   return is_python_identifier(target.substr(0, colons)) &&
-         is_dotted_name(target.substr(colons + 2), false);
+         is_dotted_name(target.substr(colons + 2));
 }
 
 bool is_type_annotation(absl::string_view type) {
@@ -289,7 +343,7 @@ absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
         break;
       case Op::kGetAttr:
       case Op::kCallModule:
-        if (!is_dotted_name(n->target(), true)) return unsafe_name(*n, "target", n->target());
+        if (!is_attribute_path(n->target())) return unsafe_name(*n, "target", n->target());
         break;
       case Op::kCallMethod:
         if (!is_python_identifier(n->target())) return unsafe_name(*n, "target", n->target());
@@ -316,6 +370,7 @@ absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
       const bool known = target.find("::") != std::string::npos ||
                          absl::StartsWith(target, "torch.") ||
                          absl::StartsWith(target, "operator.") || target == kGetAttrTarget ||
+                         target == kAssertIsNotNoneTarget ||
                          gm.functions().contains(target);
       if (!known && target.find('.') != std::string::npos) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -372,6 +427,52 @@ std::unique_ptr<Graph> graph_for_torchscript(const GraphModule& gm) {
   return copy;
 }
 
+// TorchScript's serializer numbers the source range of every node it writes
+// in a hash map whose hash (SourceRangeHasher) XORs the address of the
+// range's Source with its start and end offsets. In one long text, ranges of
+// statements of equal length mostly hash alike, so saving a graph of N nodes
+// took O(N^2) time (40,000 nodes: 20 s). Each line of the generated source
+// (each statement) becomes a Source of its own, sharing the text and keeping
+// the file name and line number, so messages quote the same code as before
+// and the hashes differ.
+class SourceByLine {
+ public:
+  void rewrite(jit::Block* block) {
+    for (jit::Node* node : block->nodes()) {
+      node->setSourceRange(range_by_line(node->sourceRange()));
+      for (jit::Block* inner : node->blocks()) rewrite(inner);
+    }
+    jit::Node* param = block->param_node();
+    param->setSourceRange(range_by_line(param->sourceRange()));
+    jit::Node* ret = block->return_node();
+    ret->setSourceRange(range_by_line(ret->sourceRange()));
+  }
+
+ private:
+  jit::SourceRange range_by_line(const jit::SourceRange& range) {
+    const std::shared_ptr<jit::Source>& source = range.source();
+    if (source == nullptr || range.end() > source->size() || range.start() > range.end()) {
+      return range;
+    }
+    const size_t first = source->lineno_for_offset(range.start());
+    const size_t last = source->lineno_for_offset(range.end() > range.start() ? range.end() - 1
+                                                                              : range.start());
+    const size_t begin = source->offset_for_line(first);
+    std::shared_ptr<jit::Source>& lines = sources_[{source.get(), first, last}];
+    if (lines == nullptr) {
+      const size_t end = last + 1 < source->num_lines() ? source->offset_for_line(last + 1)
+                                                         : source->size();
+      lines = std::make_shared<jit::Source>(source->text_str().substr(begin, end - begin),
+                                            source->filename(),
+                                            source->lineno_to_source_lineno(first));
+    }
+    return jit::SourceRange(lines, range.start() - begin, range.end() - begin);
+  }
+
+  absl::flat_hash_map<std::tuple<const jit::Source*, size_t, size_t>, std::shared_ptr<jit::Source>>
+      sources_;
+};
+
 // A module built by the exporter (the root and the modules holding what is
 // referenced below it) gets the `training` flag every nn.Module has.
 void add_training_flags(torch::jit::Module& root, bool training) {
@@ -416,6 +517,7 @@ absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm) 
     return absl::InvalidArgumentError(
         absl::StrCat("cannot export ", what, " to TorchScript: ", first_line(message)));
   }
+  SourceByLine().rewrite(root.get_method("forward").graph()->block());
   return root;
 }
 

@@ -6,7 +6,12 @@
 
 #include <cstdio>
 #include <string>
+#include <unordered_set>
+#include <vector>
 
+#include "absl/strings/str_split.h"
+
+#include "core/well_known.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -135,6 +140,44 @@ TEST(TorchScriptExportTest, AssertionsRaiseInTheExportedModule) {
   }
 }
 
+// TorchScript's serializer keeps a hash map of the nodes' source ranges whose
+// hash XORs the range's Source address, start and end: in one text of many
+// statements of one length those collide, and saving takes quadratic time.
+// The exported nodes' ranges hash apart, and still quote their statement,
+// with its line number.
+TEST(TorchScriptExportTest, SourceRangesOfTheExportedNodesHashApart) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* y = g->placeholder("y");
+  Node* last = x;
+  for (int i = 0; i < 2000; ++i) last = g->call_function("aten::add.Tensor", {last, y});
+  g->output(last);
+  GraphModule gm(empty_module("Chain"), std::move(g));
+  auto exported = export_to_torchscript(gm);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  std::shared_ptr<torch::jit::Graph> forward = exported->get_method("forward").graph();
+  std::unordered_set<size_t> hashes;
+  std::vector<const torch::jit::Node*> adds;
+  for (const torch::jit::Node* node : forward->nodes()) {
+    if (node->kind() != c10::Symbol::fromQualString("aten::add")) continue;
+    adds.push_back(node);
+    hashes.insert(torch::jit::SourceRangeHasher()(node->sourceRange()));
+  }
+  ASSERT_EQ(adds.size(), 2000u);
+  EXPECT_GE(hashes.size(), 1900u);
+  // add_1000's call, on its line of the generated source.
+  const torch::jit::SourceRange& range = adds[1000]->sourceRange();
+  EXPECT_EQ(range.text().str(), "torch.ops.aten.add.Tensor");
+  EXPECT_THAT(range.source()->text_str().str(),
+              HasSubstr("add_1000 = torch.ops.aten.add.Tensor(add_999, y)"));
+  const std::vector<std::string> lines = absl::StrSplit(torchscript_source(gm), '\n');
+  ASSERT_TRUE(range.file_line_col().has_value());
+  const auto [file, line, column] = *range.file_line_col();
+  ASSERT_GE(line, 1u);
+  ASSERT_LE(line, lines.size());
+  EXPECT_THAT(lines[line - 1], HasSubstr("add_1000 = torch.ops.aten.add.Tensor(add_999, y)"));
+}
+
 TEST(TorchScriptExportTest, NonTensorInputsKeepTheirTorchScriptTypes) {
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");
@@ -191,6 +234,49 @@ TEST(TorchScriptExportTest, RefusesWhatTorchScriptCannotExpressNamingTheNode) {
     auto exported = export_to_torchscript(gm);
     ASSERT_FALSE(exported.ok());
     EXPECT_THAT(exported.status().message(), HasSubstr("cannot export node 'relu' (aten::relu)"));
+  }
+}
+
+TEST(TorchScriptExportTest, CompilerMessagesEndWithTheirReason) {
+  // TorchScript's message introduces the quoted source with a colon on its
+  // first line: the refusal states the reason without it.
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->output(g->call_function("torch.fx.nope", {x}));
+  GraphModule gm(empty_module("Builtin"), std::move(g));
+  auto exported = export_to_torchscript(gm);
+  ASSERT_FALSE(exported.ok());
+  const std::string message(exported.status().message());
+  EXPECT_THAT(message, HasSubstr("cannot export node 'nope' (torch.fx.nope) to TorchScript: "));
+  EXPECT_NE(message.back(), ':') << message;
+}
+
+TEST(TorchScriptExportTest, ChecksOfOptionalArgumentsBecomeAssertions) {
+  // torch.fx's concrete_args check and the tracer's check of an Optional it
+  // took as given, which refines the argument's type for what follows.
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* y = g->placeholder("y", "typing.Optional[torch.Tensor]", Argument());
+  y->meta().set(kTorchScriptTypeKey, "Optional[Tensor]");
+  Node* z = g->placeholder("z", "typing.Optional[torch.Tensor]", Argument());
+  z->meta().set(kTorchScriptTypeKey, "Optional[Tensor]");
+  g->call_function(kAssertIsNoneTarget, {y, "y is specialized to None"});
+  g->call_function(kAssertIsNotNoneTarget, {z, "z was traced as given"});
+  g->output(g->call_function("aten::add.Tensor", {x, z}));
+  GraphModule gm(empty_module("Optionals"), std::move(g));
+  auto exported = export_to_torchscript(gm);
+  ASSERT_TRUE(exported.ok()) << exported.status() << "\n" << torchscript_source(gm);
+  const at::Tensor one = at::ones({2});
+  EXPECT_TRUE(at::equal(exported->forward({one, c10::IValue(), one}).toTensor(), one * 2));
+  for (const auto& [y_value, z_value, message] :
+       {std::make_tuple(c10::IValue(one), c10::IValue(one), "y is specialized to None"),
+        std::make_tuple(c10::IValue(), c10::IValue(), "z was traced as given")}) {
+    try {
+      exported->forward({one, y_value, z_value});
+      ADD_FAILURE() << "no assertion: " << message;
+    } catch (const std::exception& e) {
+      EXPECT_THAT(e.what(), HasSubstr(message));
+    }
   }
 }
 

@@ -3,8 +3,14 @@
 
 #include <ATen/core/Dict.h>
 #include <ATen/core/List.h>
+#include <ATen/core/function_schema.h>
+#include <ATen/ops/empty.h>
+#include <c10/core/StorageImpl.h>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace fx {
 namespace {
@@ -33,6 +39,25 @@ c10::TypePtr shared_type(const std::vector<c10::IValue>& values) {
   if (all(&c10::IValue::isString)) return c10::StringType::get();
   if (all(&c10::IValue::isTensor)) return c10::TensorType::get();
   return c10::AnyType::get();
+}
+
+// A tuple of `values` as `arg` (a tuple) has them: a NamedTuple of its class
+// when it is one. `type` is the tuple's type when known; a NamedTuple's
+// type is otherwise made from its class, fields and the values' types.
+c10::IValue make_tuple(const Argument& arg, std::vector<c10::IValue> values,
+                       const c10::TupleTypePtr& type = nullptr) {
+  if (type != nullptr && type->name()) {
+    return c10::ivalue::Tuple::createNamed(std::move(values), type);
+  }
+  if (!arg.is_named_tuple() || arg.tuple_fields().size() != values.size()) {
+    return c10::ivalue::Tuple::create(std::move(values));
+  }
+  std::vector<c10::TypePtr> types;
+  for (const c10::IValue& v : values) types.push_back(v.type());
+  return c10::ivalue::Tuple::createNamed(
+      std::move(values),
+      c10::TupleType::createNamed(torchscript_class_name(arg.tuple_type_name()),
+                                  arg.tuple_fields(), types));
 }
 
 absl::StatusOr<c10::IValue> infer_list(const std::vector<Argument>& items,
@@ -72,7 +97,7 @@ absl::StatusOr<c10::IValue> infer(const Argument& arg, const NodeValueFn& node_v
         if (!v.ok()) return v.status();
         values.push_back(std::move(*v));
       }
-      return c10::IValue(c10::ivalue::Tuple::create(std::move(values)));
+      return make_tuple(arg, std::move(values));
     }
     case Argument::Kind::kDict: {
       std::vector<c10::IValue> values;
@@ -165,7 +190,8 @@ absl::StatusOr<c10::IValue> argument_to_ivalue(const Argument& arg, const c10::T
     }
     case c10::TypeKind::TupleType: {
       if (!arg.is_sequence()) return mismatch(arg, type);
-      const auto& elements = type->expectRef<c10::TupleType>().elements();
+      const auto tuple_type = type->cast<c10::TupleType>();
+      const auto& elements = tuple_type->elements();
       if (elements.size() != arg.elements().size()) return mismatch(arg, type);
       std::vector<c10::IValue> values;
       for (size_t i = 0; i < elements.size(); ++i) {
@@ -173,7 +199,7 @@ absl::StatusOr<c10::IValue> argument_to_ivalue(const Argument& arg, const c10::T
         if (!v.ok()) return v.status();
         values.push_back(std::move(*v));
       }
-      return c10::IValue(c10::ivalue::Tuple::create(std::move(values)));
+      return make_tuple(arg, std::move(values), tuple_type);
     }
     case c10::TypeKind::DictType: {
       if (!arg.is_dict()) return mismatch(arg, type);
@@ -242,6 +268,9 @@ absl::StatusOr<Argument> ivalue_to_argument(const c10::IValue& value, const c10:
       auto a = ivalue_to_argument(elements[i], element_type(i));
       if (!a.ok()) return a.status();
       items.push_back(std::move(*a));
+    }
+    if (auto named = named_tuple_of(value.toTupleRef().type())) {
+      return Argument::NamedTuple(named->first, named->second, std::move(items));
     }
     return Argument::Tuple(std::move(items));
   }
@@ -314,25 +343,83 @@ bool type_contains_tensor(const c10::TypePtr& type) {
   return false;
 }
 
-c10::IValue deep_copy(const c10::IValue& v) {
-  if (v.isTensor()) return v.toTensor().clone();
+namespace {
+
+using StorageCopies = absl::flat_hash_map<const c10::StorageImpl*, c10::Storage>;
+
+at::Tensor copy_tensor(const at::Tensor& t, StorageCopies& copies) {
+  if (!t.defined()) return t;
+  if (t.layout() != c10::kStrided || !t.has_storage() || t.is_quantized() || t.is_conj() ||
+      t.is_neg()) {
+    return t.clone();
+  }
+  const c10::Storage& storage = t.storage();
+  auto it = copies.find(storage.unsafeGetStorageImpl());
+  if (it == copies.end()) {
+    const int64_t bytes = static_cast<int64_t>(storage.nbytes());
+    at::Tensor all = at::empty({0}, t.options().dtype(at::kByte));
+    all.set_(storage, 0, {bytes}, {1});
+    it = copies.emplace(storage.unsafeGetStorageImpl(), all.clone().storage()).first;
+  }
+  at::Tensor copy = at::empty({0}, t.options());
+  copy.set_(it->second, t.storage_offset(), t.sizes(), t.strides());
+  if (t.requires_grad()) copy.requires_grad_(true);
+  return copy;
+}
+
+c10::IValue copy_value(const c10::IValue& v, StorageCopies& copies) {
+  if (v.isTensor()) return copy_tensor(v.toTensor(), copies);
   if (v.isTuple()) {
     std::vector<c10::IValue> items;
-    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(deep_copy(e));
+    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(copy_value(e, copies));
+    // A NamedTuple stays one (its type names the class and the fields).
+    if (v.toTupleRef().type()->name()) {
+      return c10::ivalue::Tuple::createNamed(std::move(items), v.toTupleRef().type());
+    }
     return c10::ivalue::Tuple::create(std::move(items));
   }
   if (v.isList()) {
     c10::impl::GenericList out(v.toList().elementType());
-    for (const c10::IValue& e : v.toList()) out.push_back(deep_copy(e));
+    for (const c10::IValue& e : v.toList()) out.push_back(copy_value(e, copies));
     return out;
   }
   if (v.isGenericDict()) {
     const auto d = v.toGenericDict();
     c10::impl::GenericDict out(d.keyType(), d.valueType());
-    for (const auto& kv : d) out.insert(kv.key(), deep_copy(kv.value()));
+    for (const auto& kv : d) out.insert(kv.key(), copy_value(kv.value(), copies));
     return out;
   }
   return v;
+}
+
+}  // namespace
+
+c10::IValue deep_copy(const c10::IValue& value) {
+  StorageCopies copies;
+  return copy_value(value, copies);
+}
+
+std::vector<c10::IValue> deep_copy(const std::vector<c10::IValue>& values) {
+  StorageCopies copies;
+  std::vector<c10::IValue> out;
+  out.reserve(values.size());
+  for (const c10::IValue& v : values) out.push_back(copy_value(v, copies));
+  return out;
+}
+
+std::string torchscript_class_name(absl::string_view python_name) {
+  return absl::StrCat("__torch__.", python_name);
+}
+
+std::optional<std::pair<std::string, std::vector<std::string>>> named_tuple_of(
+    const c10::TypePtr& type) {
+  const auto* tuple = type != nullptr ? type->castRaw<c10::TupleType>() : nullptr;
+  if (tuple == nullptr || !tuple->name() || !tuple->schema()) return std::nullopt;
+  absl::string_view name = tuple->name()->qualifiedName();
+  absl::ConsumePrefix(&name, "__torch__.");
+  std::vector<std::string> fields;
+  for (const auto& field : tuple->schema()->arguments()) fields.push_back(field.name());
+  return std::make_pair(std::string(name), std::move(fields));
 }
 
 }  // namespace fx

@@ -14,6 +14,9 @@
 #define FX_RUNTIME_VALUE_CONVERSION_H_
 
 #include <functional>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/core/ivalue.h>
@@ -48,6 +51,16 @@ bool type_contains_tensor(const c10::TypePtr& type);
 // format, or a plain int (TorchScript passes all four as int).
 Argument int_as_literal(int64_t value, const c10::TypePtr& type);
 
+// A NamedTuple's class as the graph names it (`torchvision.models.googlenet.
+// GoogLeNetOutputs`, the Python qualified name) and its fields, for a
+// TorchScript NamedTuple type (`__torch__.torchvision...`); nullopt for other
+// types.
+std::optional<std::pair<std::string, std::vector<std::string>>> named_tuple_of(
+    const c10::TypePtr& type);
+// The TorchScript qualified name of a class the graph names by its Python
+// name: `__torch__.` in front.
+std::string torchscript_class_name(absl::string_view python_name);
+
 // `T` for `Optional[T]`; any other type (or nullptr) unchanged.
 c10::TypePtr without_optional(const c10::TypePtr& type);
 
@@ -59,10 +72,18 @@ std::vector<c10::IValue> sequence_elements(const c10::IValue& sequence);
 // Requires every value to be of the element type.
 c10::IValue make_typed_list(const c10::TypePtr& element, std::vector<c10::IValue> values);
 
-// A copy of `value` that shares no tensor with it: tensors cloned, tuples,
-// lists and dicts rebuilt around the copies; other values as they are. For
-// running a model twice on the same inputs when it changes them in place.
+// A copy of `value` that shares no tensor with it, laid out as it is: each
+// tensor a view, with its sizes, strides and storage offset, of a copy of
+// its storage (an expanded input stays expanded, so an in-place operator
+// rejects the copy as it rejects the original), tensors sharing a storage in
+// `value` sharing the copy of it; tuples, lists and dicts rebuilt around the
+// copies; other values as they are. For running a model twice on the same
+// inputs when it changes them in place. (Tensors of other layouts, and
+// conjugate or negative views, are cloned.)
 c10::IValue deep_copy(const c10::IValue& value);
+// The same for several values at once: storages shared between them are
+// shared between their copies.
+std::vector<c10::IValue> deep_copy(const std::vector<c10::IValue>& values);
 
 }  // namespace fx
 

@@ -149,7 +149,7 @@ TEST(FxrunTest, RunChecksTheGraphAfterPassesAgainstTheModel) {
 TEST(FxrunTest, RunFlagErrors) {
   const std::string model = " --model=" + runfile("tests/fixtures/exp_tan.pt") + " --print=none";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--run", "--run needs inputs: --input-shape="},
+      {"--run", "--run needs inputs for forward's x: --input-shape="},
       {"--device=cpu", "--device is for running the graph: add --run"},
       {"--run --input-shape=3,x", "bad size 'x' in --input-shape '3,x'"},
       {"--run --input-shape=bf17:3", "unknown dtype 'bf17'"},

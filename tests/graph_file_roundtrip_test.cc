@@ -36,10 +36,10 @@ TEST(GraphFileRoundTripTest, EveryFixturesGraphReadsBackExactlyAndRuns) {
       absl::Status ran = testing::run_pipeline(*gm, pipeline);
       ASSERT_TRUE(ran.ok()) << what << ": " << ran;
 
-      const std::string text = graph_file_text(*gm);
+      const std::string text = *graph_file_text(*gm);
       auto again = read_graph_file(text, module, model.name + ".json");
       ASSERT_TRUE(again.ok()) << what << ": " << again.status();
-      EXPECT_EQ(graph_file_text(*again), text) << what;
+      EXPECT_EQ(*graph_file_text(*again), text) << what;
       EXPECT_EQ(format_graph(again->graph()), format_graph(gm->graph())) << what;
       EXPECT_EQ(again->code(), gm->code()) << what;
       if (*pipeline == '\0') testing::expect_runs_like_the_module(*again, module, model.inputs, what);

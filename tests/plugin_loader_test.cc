@@ -65,7 +65,7 @@ TEST(PluginLoaderTest, EntryPointThatIsDataIsRefusedNotCalled) {
 
 TEST(PluginLoaderTest, RegistrationThatThrowsIsRefusedAndLeavesNothing) {
   auto s = load_plugin(runfile("tests/plugins/libthrowing.so")).status();
-  EXPECT_THAT(message_of(s), HasSubstr("failed while registering: cannot find my configuration file"));
+  EXPECT_THAT(message_of(s), HasSubstr("threw while registering: cannot find my configuration file"));
   EXPECT_EQ(Registry::global().find_pass("throwing_pass"), nullptr);
   for (const PluginRecord& p : Registry::global().plugins()) EXPECT_NE(p.name, "throwing");
 }

@@ -25,6 +25,7 @@
 #include "tests/testing/corpus.h"
 #include "tests/testing/runfiles.h"
 #include "tests/testing/values.h"
+#include "runtime/value_conversion.h"
 #include "tracer/tracer.h"
 
 namespace fx {
@@ -39,6 +40,24 @@ void write_bytes(const fs::path& path, const std::vector<char>& bytes) {
 
 c10::IValue tuple_of(const std::vector<c10::IValue>& values) {
   return c10::ivalue::Tuple::create(values);
+}
+
+// The NamedTuples in `v`, one line each: the path of indices to it (`0 1`
+// for output[0][1], empty for the output itself), a tab, its class and
+// fields, space-separated. Python compares them with what the code returns.
+void append_named_tuples(const c10::IValue& v, const std::string& path, std::string& out) {
+  if (!v.isTuple() && !v.isList()) return;
+  if (v.isTuple()) {
+    if (auto named = named_tuple_of(v.toTupleRef().type())) {
+      absl::StrAppend(&out, path, "\t", named->first);
+      for (const std::string& field : named->second) absl::StrAppend(&out, " ", field);
+      out += "\n";
+    }
+  }
+  const std::vector<c10::IValue> items = sequence_elements(v);
+  for (size_t i = 0; i < items.size(); ++i) {
+    append_named_tuples(items[i], path.empty() ? absl::StrCat(i) : absl::StrCat(path, " ", i), out);
+  }
 }
 
 // Writes one case for run_printed_code.py.
@@ -57,6 +76,9 @@ void write_case(const fs::path& dir, GraphModule& gm, const std::string& model_p
   write_bytes(dir / "constants.pt", torch::jit::pickle_save(constants));
   write_bytes(dir / "inputs.pt", torch::jit::pickle_save(tuple_of(inputs)));
   write_bytes(dir / "expected.pt", torch::jit::pickle_save(expected));
+  std::string named_tuples;
+  append_named_tuples(expected.toTupleRef().elements()[0], "", named_tuples);
+  std::ofstream(dir / "named_tuples.txt") << named_tuples;
 }
 
 TEST(PrintedCodeTest, EveryFixturesCodeRunsInPythonAndComputesWhatTheModelComputes) {
@@ -89,8 +111,8 @@ TEST(PrintedCodeTest, EveryFixturesCodeRunsInPythonAndComputesWhatTheModelComput
   const std::string log = (fs::path(std::getenv("TEST_TMPDIR")) / "printed_code.log").string();
   const std::string command = absl::StrCat(
       "/usr/bin/python3 ", testing::runfile("tests/testing/run_printed_code.py"), " ",
-      cases.string(), " ", testing::runfile("tests/fixtures/tracer_models.py"), " > ", log,
-      " 2>&1");
+      cases.string(), " ", testing::runfile("tests/fixtures/tracer_models.py"), " ",
+      testing::runfile("tests/fixtures/real_models.py"), " > ", log, " 2>&1");
   const int status = std::system(command.c_str());
   std::ifstream in(log);
   std::stringstream text;

@@ -7,7 +7,8 @@
 // against the TorchScript module on the saved inputs, by its execution plan
 // and by the Interpreter: outputs and inputs mutated in place must be equal,
 // before and after `inline,dce` and
-// `inline{recurse=true},dce{submodules=true}`.
+// `inline{recurse=true},dce{submodules=true}`. Tests below check what some
+// of them add: Optional arguments, parameter state, grad mode.
 #include <ATen/ATen.h>
 #include <torch/version.h>
 
@@ -21,6 +22,8 @@
 #include "tests/testing/fixtures.h"
 #include "tests/testing/pipelines.h"
 #include "tests/testing/real_models.h"
+#include "core/printer.h"
+#include "runtime/execution_plan.h"
 #include "tests/testing/values.h"
 #include "tracer/tracer.h"
 
@@ -82,6 +85,100 @@ TEST_P(RealModelsTest, GraphComputesWhatTheModelComputesBeforeAndAfterPasses) {
     absl::Status ran = testing::run_pipeline(*traced, pipeline);
     ASSERT_TRUE(ran.ok()) << ran;
     testing::expect_runs_like_the_module(*traced, module, inputs, pipeline);
+  }
+}
+
+torch::jit::Module load_model(const std::string& name) {
+  torch::jit::Module module = testing::load_fixture(name + ".pt");
+  module.eval();
+  return module;
+}
+
+// An Optional argument the model tests for None is traced as given, as
+// torch.fx traces it; the graph then checks it is given, so that a call
+// without it is refused (naming --concrete-args) instead of computing what
+// the model computes for another input.
+TEST(OptionalArgumentsTest, TracedAsGivenAndRefusedWithoutIt) {
+  struct Case {
+    std::string model;
+    std::string argument;
+    std::vector<c10::IValue> full;  // every argument given
+    size_t given_alone;             // how many of `full` a call without the argument passes
+  };
+  const std::vector<c10::IValue> saved_bias_model =
+      testing::load_inputs(testing::fixture_path("optional_default_bias.inputs.pt"));
+  const std::vector<Case> cases = {
+      {"optional_default_bias", "bias", {saved_bias_model[0], at::randn({4})}, 1},
+      {"cross_attention", "context",
+       testing::load_inputs(testing::fixture_path("cross_attention.inputs.pt")), 1},
+  };
+  for (const Case& c : cases) {
+    torch::jit::Module module = load_model(c.model);
+    auto gm = Tracer().trace(module);
+    ASSERT_TRUE(gm.ok()) << c.model << ": " << gm.status();
+    testing::expect_runs_like_the_module(*gm, module, c.full, c.model + " given");
+    const std::vector<c10::IValue> without(c.full.begin(), c.full.begin() + c.given_alone);
+    auto refused = (*gm)(without);
+    ASSERT_FALSE(refused.ok()) << c.model << ": a call without " << c.argument
+                               << " computed something the model does not";
+    EXPECT_THAT(std::string(refused.status().message()),
+                ::testing::HasSubstr(absl::StrCat("--concrete-args=", c.argument, "=None")));
+  }
+}
+
+// A condition on a parameter's dtype (Hugging Face's T5LayerNorm) is decided
+// while tracing, from the dtype the parameter has, and checked when the
+// graph runs: a module whose weight became half precision is refused.
+TEST(ParameterStateTest, ConditionsOnAParametersDtypeAreDecidedAndChecked) {
+  torch::jit::Module module = load_model("t5_feed_forward");
+  auto gm = Tracer().trace(module);
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  const std::vector<c10::IValue> inputs =
+      testing::load_inputs(testing::fixture_path("t5_feed_forward.inputs.pt"));
+  testing::expect_runs_like_the_module(*gm, module, inputs, "float weights");
+  // `dtype in [torch.float16, torch.bfloat16]`, which TorchScript compiles to
+  // ints, is recorded with dtypes: Python compares a torch.dtype with them.
+  const auto contains = gm->graph().find_nodes(Op::kCallFunction, "aten::__contains__.int_list");
+  ASSERT_EQ(contains.size(), 1u) << format_graph(gm->graph());
+  EXPECT_EQ(contains[0]->args().at(0),
+            Argument::List({c10::ScalarType::Half, c10::ScalarType::BFloat16}));
+  torch::jit::Module norm = module.attr("layer_norm").toModule();
+  norm.setattr("weight", norm.attr("weight").toTensor().to(at::kHalf));
+  auto plan = ExecutionPlan::compile(*gm);  // reads the parameters afresh
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  auto refused = (*plan)->run(inputs);
+  ASSERT_FALSE(refused.ok()) << "the graph ignored the weight's new dtype";
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("trace the model again"));
+}
+
+// `with torch.no_grad():` is traced: the block's operations between grad-mode
+// nodes that set it off and restore what it was.
+TEST(GradModeTest, NoGradBlocksAreTracedBetweenGradModeNodes) {
+  torch::jit::Module module = load_model("no_grad_teacher");
+  auto gm = Tracer().trace(module);
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  std::vector<const Node*> order;
+  for (const Node* n : gm->graph().nodes()) {
+    if (n->target() == "aten::set_grad_enabled" || n->target() == "teacher") order.push_back(n);
+  }
+  ASSERT_EQ(order.size(), 3u) << format_graph(gm->graph());
+  EXPECT_EQ(order[0]->args().at(0), Argument(false));
+  EXPECT_EQ(order[1]->target(), "teacher");
+  ASSERT_TRUE(order[2]->args().at(0).is_node());
+  EXPECT_EQ(order[2]->args()[0].to_node()->target(), "aten::is_grad_enabled");
+  // Run with autograd: grad mode is what it was after the run.
+  PlanOptions options;
+  options.inference_mode = false;
+  auto plan = ExecutionPlan::compile(*gm, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::vector<c10::IValue> inputs =
+      testing::load_inputs(testing::fixture_path("no_grad_teacher.inputs.pt"));
+  for (bool enabled : {true, false}) {
+    c10::AutoGradMode mode(enabled);
+    auto out = (*plan)->run(inputs);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(c10::GradMode::is_enabled(), enabled);
   }
 }
 

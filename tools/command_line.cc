@@ -3,7 +3,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -13,8 +12,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/message_text.h"
+#include "tools/input_file.h"
 
 namespace fx {
 namespace {
@@ -143,13 +144,13 @@ class Parser {
           "--flagfile ", path_for_message(path), ": flagfiles nest deeper than ",
           kMaxFlagfileDepth, " (does one include itself?)"));
     }
-    std::ifstream in(path);
-    if (!in) {
-      return absl::NotFoundError(absl::StrCat("cannot read --flagfile ", path_for_message(path),
-                                              ": ", std::strerror(errno)));
-    }
+    // A regular file only: a FIFO would block, /dev/zero never end, and a
+    // directory read as no flags at all.
+    auto text = read_regular_file(path, "--flagfile");
+    if (!text.ok()) return text.status();
+    result_.flagfiles.push_back(path);
     std::vector<std::string> args;
-    for (std::string line; std::getline(in, line);) {
+    for (absl::string_view line : absl::StrSplit(*text, '\n')) {
       absl::string_view l = absl::StripAsciiWhitespace(line);
       if (l.empty() || absl::StartsWith(l, "#")) continue;
       args.emplace_back(l);

@@ -14,7 +14,8 @@
 // What it refuses, each with a message naming the flag: an unknown flag (with
 // the closest known one), a value the flag's type rejects (Abseil's reason),
 // a missing value, a flag given twice with different values, a positional
-// argument, a flagfile that cannot be read (with strerror). Flags a program
+// argument, a flagfile that cannot be read (with strerror) or is not a
+// regular file (a directory, FIFO or device: tools/input_file.h). Flags a program
 // did not define in `FlagsOfFile` (Abseil's own --helpfull, --fromenv, ...)
 // are unknown.
 //
@@ -47,6 +48,8 @@ struct CommandLine {
   // Values of repeatable list flags given several times, each occurrence
   // kept (`--plugin=a --plugin=b`), by flag name.
   std::vector<std::pair<std::string, std::string>> occurrences;
+  // The flagfiles read, as named (inputs an output must not overwrite).
+  std::vector<std::string> flagfiles;
 };
 
 // Parses argv[1..] and sets the flags. `repeatable` names list flags that may

@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 
@@ -45,6 +46,7 @@
 #include "core/well_known.h"
 #include "passes/pass_manager.h"
 #include "plugins/pipeline_text.h"
+#include "plugins/plugin_guard.h"
 #include "plugins/plugin_loader.h"
 #include "plugins/registry.h"
 #include "tools/cpp/runfiles/runfiles.h"
@@ -52,10 +54,12 @@
 #include "tools/graph_dot.h"
 #include "tools/graphviz.h"
 #include "tools/graph_file.h"
+#include "tools/input_file.h"
 #include "tools/model_file.h"
 #include "tools/output_file.h"
 #include "tools/run_model.h"
 #include "runtime/devices.h"
+#include "runtime/operator_binding.h"
 #include "runtime/torchscript_export.h"
 #include "tracer/tracer.h"
 
@@ -382,9 +386,15 @@ int run(int argc, char** argv) {
     if (!shapes.ok()) fail(shapes.status().message());
     input_shapes = *std::move(shapes);
   }
+  for (const char* flag : {"atol", "rtol"}) {
+    if (given(flag) && !check) {
+      fail(absl::StrCat("--", flag, " is a tolerance of --check, which compares the graph's "
+                        "outputs with the original module's: add --check"));
+    }
+  }
   if (!run_graph_too) {
     const bool passes_given = !absl::GetFlag(FLAGS_passes).empty();
-    for (const char* flag : {"device", "input_shape", "input", "atol", "rtol", "threads"}) {
+    for (const char* flag : {"device", "input_shape", "input", "threads"}) {
       const bool input_flag = absl::StartsWith(flag, "input");
       if (given(flag) && !(input_flag && passes_given)) {
         fail(absl::StrCat("--", absl::StrReplaceAll(flag, {{"_", "-"}}),
@@ -399,14 +409,20 @@ int run(int argc, char** argv) {
     if (run_options.repeat < 1 || run_options.warmup < 0 || absl::GetFlag(FLAGS_threads) < 0) {
       fail("--repeat takes a count of at least 1, --warmup and --threads counts of at least 0");
     }
+    // More threads than the machine runs at once only slow the run down (and
+    // a huge count would take the machine's memory making them).
+    const unsigned hardware_threads = std::max(1u, std::thread::hardware_concurrency());
+    if (static_cast<unsigned>(absl::GetFlag(FLAGS_threads)) > hardware_threads) {
+      fail(absl::StrCat("--threads=", absl::GetFlag(FLAGS_threads), " is more than the ",
+                        hardware_threads, " threads this machine runs at once; give at most ",
+                        hardware_threads, " (or 0 for libtorch's default)"));
+    }
     if (!(run_options.atol >= 0) || !(run_options.rtol >= 0)) {
       fail("--atol and --rtol take non-negative numbers");
     }
-    if (!example_inputs) {
-      if (given("model")) {
-        fail("--run needs inputs: --input-shape=1,3,224,224 (one shape per placeholder, ';' "
-             "between) or --input=FILE (saved with torch.save)");
-      }
+    // Without inputs, a model given must be one whose forward takes none:
+    // checked once its graph is known.
+    if (!example_inputs && !given("model")) {
       input_shapes = {InputShape{c10::ScalarType::Float, {1, 3, 224, 224}}};  // the bundled ResNet-18's
     }
   }
@@ -418,6 +434,7 @@ int run(int argc, char** argv) {
     if (model_path.empty()) fail("no --model given and the bundled ResNet-18 is not in the runfiles");
   }
   std::vector<std::string> inputs = {model_path};
+  inputs.insert(inputs.end(), command_line->flagfiles.begin(), command_line->flagfiles.end());
   std::vector<std::string> plugin_paths;
   std::vector<std::string> op_libraries;
   for (const auto& [flag, value] : command_line->occurrences) {
@@ -469,6 +486,7 @@ int run(int argc, char** argv) {
   };
 
   for (const std::string& library : op_libraries) {
+    if (absl::Status s = check_shared_library_size(library, "--op-library"); !s.ok()) fail(s.message());
     if (absl::Status s = load_operator_library(library); !s.ok()) fail(s.message());
   }
   if (absl::GetFlag(FLAGS_builtin_plugins)) load_builtin_plugins(runfiles.get());
@@ -500,6 +518,10 @@ int run(int argc, char** argv) {
   if (given("graph")) {
     auto text = read_regular_file(graph_path, "--graph");
     if (!text.ok()) fail(text.status().message());
+    if (text->empty()) {
+      fail(absl::StrCat("--graph ", path_for_message(graph_path),
+                        " is empty; give a graph file written by fxrun --emit=json"));
+    }
     if (absl::GetFlag(FLAGS_training) != model->is_training()) {
       model->train(absl::GetFlag(FLAGS_training));
     }
@@ -508,12 +530,29 @@ int run(int argc, char** argv) {
   } else {
     Tracer tracer;
     configure_tracer(tracer);
-    gm = tracer.trace(*model);
+    try {
+      gm = tracer.trace(*model);
+    } catch (const std::exception& e) {  // a tracer extension's, described (plugins/plugin_guard.h)
+      fail(absl::StrCat("cannot trace ", model_path == "-" ? "the model" : path_for_message(model_path),
+                        ": ", e.what()));
+    }
     for (const std::string& w : tracer.warnings()) warn(w);
     if (!gm.ok()) {
       fail(absl::StrCat("cannot trace ",
                         model_path == "-" ? "the model" : path_for_message(model_path), ": ",
                         gm.status().message()));
+    }
+  }
+
+  if (run_graph_too && !example_inputs && given("model")) {
+    std::vector<std::string> placeholders;
+    for (const Node* n : gm->graph().nodes()) {
+      if (n->op() == Op::kPlaceholder) placeholders.push_back(n->name());
+    }
+    if (!placeholders.empty()) {
+      fail(absl::StrCat("--run needs inputs for forward's ", absl::StrJoin(placeholders, ", "),
+                        ": --input-shape=1,3,224,224 (one shape per placeholder, ';' between) or "
+                        "--input=FILE (saved with torch.save)"));
     }
   }
 
@@ -545,7 +584,9 @@ int run(int argc, char** argv) {
     }
   }
   if (emit == "json") {
-    out << graph_file_text(*gm);
+    auto text = graph_file_text(*gm);
+    if (!text.ok()) fail(absl::StrCat("--emit=json: ", text.status().message()));
+    out << *text;
   } else if (emit_picture) {
     out << picture(gm->graph(), emit, dot_program);
   } else {
@@ -569,4 +610,19 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace fx
 
-int main(int argc, char** argv) { return fx::run(argc, argv); }
+int main(int argc, char** argv) {
+  // A crash in a plugin names the plugin and what it was doing.
+  fx::install_crash_report("fxrun");
+  // Every error a user can cause is a Status with its own message; an
+  // exception that escapes anyway is still one line and exit status 1.
+  try {
+    return fx::run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    fx::fail("out of memory; give smaller inputs (or a smaller model), or free memory");
+  } catch (const std::exception& e) {
+    fx::fail(absl::StrCat("unexpected error (a bug; please report it with the command line): ",
+                          fx::first_line_of(fx::exception_message(e))));
+  } catch (...) {
+    fx::fail("unexpected error that is not a std::exception (a bug; please report it)");
+  }
+}

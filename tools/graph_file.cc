@@ -1,6 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tools/graph_file.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -8,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 #include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/mobile/type_parser.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
-#include <ATen/EmptyTensor.h>
-
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
@@ -19,6 +21,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
 #include "core/naming.h"
+#include "core/well_known.h"
+#include "tools/archive_check.h"
 #include "tools/graph_json.h"
 #include "tracer/module_ref.h"
 
@@ -28,7 +32,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr char kFormat[] = "fx-graph";
 
-std::string graph_file_text(const GraphModule& gm) {
+absl::StatusOr<std::string> graph_file_text(const GraphModule& gm) {
   Json graph = graph_to_json(gm.graph());
   Json out = {{"format", kFormat}, {"version", kGraphFileVersion}, {"class_name", gm.class_name()}};
   out["nodes"] = std::move(graph["nodes"]);
@@ -50,6 +54,7 @@ std::string graph_file_text(const GraphModule& gm) {
     out["attributes"][name] = {
         {"pickle", absl::Base64Escape(absl::string_view(bytes.data(), bytes.size()))}};
   }
+  if (absl::Status s = check_utf8_strings(out); !s.ok()) return s;
   return out.dump(2) + "\n";
 }
 
@@ -75,35 +80,117 @@ bool names_the_function(const std::string& python_name, absl::string_view target
   return absl::StartsWith(bare, target.substr(b + 1));
 }
 
-// A tensor whose sizes, strides and offset reach past its storage (a crafted
-// pickle) would read other memory: refused, as every tensor inside `value`.
-absl::Status check_tensors_in_bounds(const c10::IValue& value) {
-  if (value.isTensor()) {
-    const at::Tensor& t = value.toTensor();
-    if (!t.defined() || t.is_sparse() || !t.has_storage()) return absl::OkStatus();
-    size_t needed = 0;
+bool is_python_keyword(absl::string_view name) {
+  static constexpr absl::string_view kKeywords[] = {
+      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+      "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+      "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
+      "try", "while", "with", "yield"};
+  return std::find(std::begin(kKeywords), std::end(kKeywords), name) != std::end(kKeywords);
+}
+
+// The Python spelling of a type the tracer writes (python_annotation in the
+// tracer), as TorchScript's type parser spells it; other names as they are.
+std::string torchscript_atom(absl::string_view python) {
+  if (python == "torch.Tensor") return "Tensor";
+  if (python == "torch.device") return "Device";
+  if (python == "None") return "NoneType";
+  if (absl::ConsumePrefix(&python, "typing.")) return std::string(python);
+  return std::string(python);
+}
+
+// `type`, a type annotation (dotted names, with brackets and commas, nested
+// at most kMaxTypeNesting deep), as TorchScript's type parser spells it; an
+// error for anything else. Checked without recursion: libtorch's type parser
+// recurses on brackets.
+constexpr int kMaxTypeNesting = 32;
+
+absl::StatusOr<std::string> annotation_as_torchscript(absl::string_view type) {
+  std::string torchscript;
+  int depth = 0;
+  bool expect_name = true;  // after '[' or ',', and at the start
+  size_t i = 0;
+  auto not_annotation = [&]() {
+    return absl::InvalidArgumentError(absl::StrCat(
+        quote_for_message(type), " is not a type annotation (names such as torch.Tensor, "
+                                 "typing.Optional[int], with brackets and commas, nested at most ",
+        kMaxTypeNesting, " deep)"));
+  };
+  while (i < type.size()) {
+    const char c = type[i];
+    if (c == ' ') {
+      ++i;
+    } else if (expect_name) {
+      size_t end = i;
+      while (end < type.size() && (absl::ascii_isalnum(type[end]) || type[end] == '_' || type[end] == '.')) ++end;
+      const absl::string_view name = type.substr(i, end - i);
+      for (absl::string_view atom : absl::StrSplit(name, '.')) {
+        if (!is_python_identifier(atom)) return not_annotation();
+      }
+      torchscript += torchscript_atom(name);
+      expect_name = false;
+      i = end;
+    } else if (c == '[') {
+      if (++depth > kMaxTypeNesting) return not_annotation();
+      torchscript += c;
+      expect_name = true;
+      ++i;
+    } else if (c == ',' && depth > 0) {
+      torchscript += ", ";
+      expect_name = true;
+      ++i;
+    } else if (c == ']' && depth > 0) {
+      --depth;
+      torchscript += c;
+      ++i;
+    } else {
+      return not_annotation();
+    }
+  }
+  if (depth != 0 || expect_name) return not_annotation();
+  return torchscript;
+}
+
+// A node's type is pasted into printed code and exported source as it is
+// written, so it must be a type annotation of types TorchScript knows; a
+// placeholder's must be its argument's TorchScript type (meta
+// _torchscript_type, itself an annotation that libtorch parses when the
+// interpreter checks inputs against it).
+absl::Status check_node_type(const Node& n, const torch::jit::Module& model,
+                             std::string* where) {
+  const MetaValue* declared = n.meta().find(kTorchScriptTypeKey);
+  c10::TypePtr expected;
+  if (declared != nullptr && declared->is_string()) {
+    *where = absl::StrCat("meta ", kTorchScriptTypeKey);
+    auto spelled = annotation_as_torchscript(declared->to_string());
+    if (!spelled.ok()) return spelled.status();
     try {
-      needed = at::detail::computeStorageNbytes(t.sizes(), t.strides(), t.itemsize(),
-                                                static_cast<size_t>(t.storage_offset()));
+      expected = c10::parseType(*spelled);
     } catch (const std::exception&) {
-      return absl::InvalidArgumentError("a tensor's sizes overflow");
+      // A type the interpreter does not check either (a class of the model).
     }
-    if (t.storage_offset() < 0 || needed > t.storage().nbytes()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a tensor reaches past its storage (", needed, " bytes of ", t.storage().nbytes(), ")"));
+  }
+  *where = "type";
+  const std::string& type = n.type();
+  if (type.empty()) return absl::OkStatus();
+  auto torchscript = annotation_as_torchscript(type);
+  if (!torchscript.ok()) return torchscript.status();
+  c10::TypePtr parsed;
+  try {
+    parsed = c10::parseType(*torchscript);
+  } catch (const std::exception&) {
+    // A class of the model (a NamedTuple): its qualified name.
+    if (model._ivalue()->compilation_unit()->get_type(c10::QualifiedName(*torchscript)) != nullptr) {
+      return absl::OkStatus();
     }
-    return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(quote_for_message(type), " names no type TorchScript knows"));
   }
-  std::vector<c10::IValue> children;
-  if (value.isTuple()) {
-    for (const c10::IValue& v : value.toTupleRef().elements()) children.push_back(v);
-  } else if (value.isList()) {
-    for (const c10::IValue& v : value.toListRef()) children.push_back(v);
-  } else if (value.isGenericDict()) {
-    for (const auto& entry : value.toGenericDict()) children.push_back(entry.value());
-  }
-  for (const c10::IValue& child : children) {
-    if (absl::Status s = check_tensors_in_bounds(child); !s.ok()) return s;
+  if (n.op() == Op::kPlaceholder && expected != nullptr && *parsed != *expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        quote_for_message(type), " is not the type of forward's argument ",
+        quote_for_message(n.target()), " (", quote_for_message(declared->to_string()),
+        " in its meta _torchscript_type)"));
   }
   return absl::OkStatus();
 }
@@ -117,6 +204,11 @@ absl::Status bad(absl::string_view file, const std::string& where, absl::string_
 
 absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::Module model,
                                             absl::string_view file_name) {
+  auto in_file = [&](const absl::Status& s) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_for_message(std::string(file_name)), ": ", s.message()));
+  };
+  if (absl::Status s = check_json_text_nesting(text); !s.ok()) return in_file(s);
   Json json;
   try {
     json = Json::parse(text.begin(), text.end());
@@ -124,7 +216,7 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
     // Syntax errors say line and column; numbers beyond a double (1e400) too.
     return bad(file_name, "not JSON", escape_for_message(e.what()));
   }
-  if (absl::Status s = check_json_nesting(json); !s.ok()) return bad(file_name, "the document", s.message());
+  if (absl::Status s = check_json_nesting(json); !s.ok()) return in_file(s);
   if (!json.is_object() || !json.contains("format") || json["format"] != kFormat) {
     return bad(file_name, "the document",
                "not a graph file (no \"format\": \"fx-graph\"; fxrun --emit=json writes them)");
@@ -143,9 +235,17 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
   if (json.contains("class_name")) {
     if (!json["class_name"].is_string()) return bad(file_name, "class_name", "expected a string");
     class_name = json["class_name"].get<std::string>();
-    if (!is_python_identifier(class_name)) {
+    if (!is_python_identifier(class_name) || is_python_keyword(class_name)) {
       return bad(file_name, "class_name",
-                 absl::StrCat(quote_for_message(class_name), " is not a Python identifier"));
+                 absl::StrCat(quote_for_message(class_name),
+                              " is not a Python identifier that is not a keyword"));
+    }
+  }
+  for (const Node* n : (*graph)->nodes()) {
+    std::string where;
+    if (absl::Status s = check_node_type(*n, model, &where); !s.ok()) {
+      return bad(file_name, absl::StrCat("node ", quote_for_message(n->name()), " ", where),
+                 s.message());
     }
   }
   GraphModule gm(model, *std::move(graph), class_name);
@@ -160,6 +260,9 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
       if (!entry.is_object() || !entry.contains("pickle") || !entry["pickle"].is_string() ||
           !absl::Base64Unescape(entry["pickle"].get<std::string>(), &bytes)) {
         return bad(file_name, where, "expected {\"pickle\": base64 of torch.save's pickle}");
+      }
+      if (absl::Status s = check_archive_bytes(bytes); !s.ok()) {
+        return bad(file_name, where, absl::StrCat("the pickle is refused: ", s.message()));
       }
       c10::IValue value;
       try {

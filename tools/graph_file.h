@@ -24,9 +24,14 @@
 //     exactly (names, opcodes, targets, types, args, kwargs, meta, graph
 //     meta, impurity), its own attributes and its leaf functions.
 //   * Every error names the file and the place in it: JSON syntax (line and
-//     column), another format or version, a node referenced before it is
-//     defined or never, duplicate names, a target or function the model
-//     lacks. Nothing crashes on malformed input.
+//     column), nesting deeper than any graph needs (checked on the text, before
+//     parsing), another format or version, a node referenced before it is
+//     defined or never, duplicate names, a node named `self` (the module in
+//     printed code), a class name that is not an identifier or is a keyword, a
+//     type that is not an annotation of types TorchScript knows (or, for a
+//     placeholder, not its argument's type), a target or function the model
+//     lacks. Nothing crashes on malformed input, and nothing it holds can
+//     change what printed code means.
 #ifndef FX_TOOLS_GRAPH_FILE_H_
 #define FX_TOOLS_GRAPH_FILE_H_
 
@@ -43,8 +48,10 @@ namespace fx {
 // The version graph_file_text writes and read_graph_file reads.
 inline constexpr int kGraphFileVersion = 1;
 
-// `gm` as a graph file (pretty-printed JSON, ending in a newline).
-std::string graph_file_text(const GraphModule& gm);
+// `gm` as a graph file (pretty-printed JSON, ending in a newline). Fails,
+// naming the place, when a string in the graph (a tag, a constant argument)
+// is not UTF-8, which JSON cannot hold.
+absl::StatusOr<std::string> graph_file_text(const GraphModule& gm);
 
 // The GraphModule a graph file describes, over `model`'s state. `file_name`
 // names the file in errors.

@@ -46,7 +46,8 @@ GraphModule every_kind() {
   fill->set_impure(true);
   Node* sizes = g->call_method("view", {add, Argument::List({k, -1})});
   g->output(Argument::Tuple(
-      {sizes, Argument::Dict({{"a", x}, {"b", Argument::List({"s", 1e-5, Argument()})}})}));
+      {sizes, Argument::Dict({{"a", x}, {"b", Argument::List({"s", 1e-5, Argument()})}}),
+       Argument::NamedTuple("mylib.Outputs", {"logits", "aux"}, {mm, Argument()})}));
   g->meta().set("exec_order", MetaValue::List{"a", "b"});
   GraphModule gm(model_with_weight(), std::move(g), "EveryKind");
   gm.add_tensor_constant(at::arange(4));
@@ -55,12 +56,12 @@ GraphModule every_kind() {
 
 TEST(GraphFileTest, ReadsBackExactlyWhatWasWritten) {
   GraphModule gm = every_kind();
-  const std::string text = graph_file_text(gm);
+  const std::string text = *graph_file_text(gm);
   EXPECT_THAT(text, HasSubstr("\"format\": \"fx-graph\""));
   EXPECT_THAT(text, HasSubstr("\"version\": 1"));
   auto again = read_graph_file(text, model_with_weight(), "g.json");
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(graph_file_text(*again), text);
+  EXPECT_EQ(*graph_file_text(*again), text);
   EXPECT_EQ(format_graph(again->graph()), format_graph(gm.graph()));
   EXPECT_EQ(again->class_name(), "EveryKind");
   EXPECT_TRUE(again->graph().find_node("fill_")->is_impure());
@@ -119,6 +120,10 @@ TEST(GraphFileTest, BadFilesAreRefusedNamingThePlaceInTheFile) {
   EXPECT_THAT(error_of(small_file("{\"node\": \"x\"}, {\"node\": \"w\"}",
                                   "{\"node\": \"x\"}, {\"tensor\": \"t\"}")),
               HasSubstr("nodes[2] ('mm').args[1]: unknown argument kind 'tensor'"));
+  EXPECT_THAT(error_of(small_file("\"args\": [{\"node\": \"mm\"}]",
+                                  "\"args\": [{\"named_tuple\": {\"class\": \"Out\", "
+                                  "\"fields\": [\"a\", \"b\"], \"items\": [{\"node\": \"mm\"}]}}]")),
+              HasSubstr("args[0].named_tuple.fields: expected one field name (a string) per item"));
   EXPECT_THAT(error_of(small_file("\"name\": \"mm\"", "\"name\": \"2mm\"")),
               HasSubstr("'2mm' is not a valid node name"));
   EXPECT_THAT(error_of(small_file("\"meta\": {}}", "\"meta\": {\"big\": 1e400}}")),

@@ -69,6 +69,106 @@ absl::Status check_json_nesting(const Json& document) {
   return absl::OkStatus();
 }
 
+absl::Status check_json_text_nesting(absl::string_view text) {
+  int depth = 0;
+  int line = 1;
+  size_t line_start = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting) {
+        return bad(absl::StrCat("line ", line, ", column ", i - line_start + 1),
+                   absl::StrCat("nested deeper than ", kMaxNesting,
+                                " arrays and objects; no graph needs that"));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code
+// points beyond U+10FFFF), as JSON requires.
+bool is_utf8(absl::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    int extra = 0;
+    uint32_t code = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xc2 && c <= 0xdf) {
+      extra = 1;
+      code = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      extra = 2;
+      code = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      extra = 3;
+      code = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + extra >= s.size()) return false;
+    for (int k = 1; k <= extra; ++k) {
+      const unsigned char d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xc0) != 0x80) return false;
+      code = (code << 6) | (d & 0x3f);
+    }
+    if ((extra == 2 && (code < 0x800 || (code >= 0xd800 && code <= 0xdfff))) ||
+        (extra == 3 && (code < 0x10000 || code > 0x10ffff))) {
+      return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status check_utf8_strings(const Json& document) {
+  std::vector<std::pair<const Json*, std::string>> work = {{&document, ""}};
+  auto refuse = [](const std::string& where, absl::string_view text) {
+    return bad(where.empty() ? "the document" : where,
+               absl::StrCat(quote_for_message(text),
+                            " is not UTF-8 text, which is all JSON can hold; give UTF-8 text (or "
+                            "--print, which shows any bytes)"));
+  };
+  while (!work.empty()) {
+    auto [json, where] = std::move(work.back());
+    work.pop_back();
+    if (json->is_string()) {
+      if (!is_utf8(json->get_ref<const std::string&>())) return refuse(where, json->get_ref<const std::string&>());
+    } else if (json->is_array()) {
+      for (size_t i = 0; i < json->size(); ++i) work.emplace_back(&(*json)[i], absl::StrCat(where, "[", i, "]"));
+    } else if (json->is_object()) {
+      for (auto it = json->begin(); it != json->end(); ++it) {
+        const std::string at = where.empty() ? it.key() : absl::StrCat(where, ".", it.key());
+        if (!is_utf8(it.key())) return refuse(at, it.key());
+        work.emplace_back(&it.value(), at);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 namespace {
 
 absl::StatusOr<Argument> argument_from_json(const Json& json, const NodesByName& nodes,
@@ -99,8 +199,8 @@ absl::StatusOr<Argument> argument_from_json(const Json& json, const NodesByName&
   }
   if (!json.is_object() || json.size() != 1) {
     return bad(where, "an argument is null, a boolean, a number, a string, an array or an object "
-                      "with one key (node, tuple, dict, float, dtype, device, layout, "
-                      "memory_format)");
+                      "with one key (node, tuple, named_tuple, dict, float, dtype, device, "
+                      "layout, memory_format)");
   }
   if (auto f = non_finite_float(json)) return Argument(*f);
   // (Not a structured binding of `*json.items().begin()`: that binds to a
@@ -126,6 +226,26 @@ absl::StatusOr<Argument> argument_from_json(const Json& json, const NodesByName&
     auto items = elements(value, at);
     if (!items.ok()) return items.status();
     return Argument::Tuple(*std::move(items));
+  }
+  if (key == "named_tuple") {
+    // {"class": "torchvision.models.googlenet.GoogLeNetOutputs", "fields": [...], "items": [...]}
+    if (!value.is_object() || value.size() != 3 || !value.contains("class") ||
+        !value.contains("fields") || !value.contains("items")) {
+      return bad(at, "expected an object with keys class, fields and items");
+    }
+    const Json& type_name = value["class"];
+    const Json& fields = value["fields"];
+    if (!type_name.is_string() || type_name.get_ref<const std::string&>().empty()) {
+      return bad(at + ".class", "expected the NamedTuple's class, a non-empty string");
+    }
+    auto items = elements(value["items"], at + ".items");
+    if (!items.ok()) return items.status();
+    if (!fields.is_array() || fields.size() != items->size() ||
+        !std::all_of(fields.begin(), fields.end(), [](const Json& f) { return f.is_string(); })) {
+      return bad(at + ".fields", "expected one field name (a string) per item");
+    }
+    return Argument::NamedTuple(type_name.get<std::string>(),
+                                fields.get<std::vector<std::string>>(), *std::move(items));
   }
   if (key == "dict") {
     if (!value.is_object()) return bad(at, absl::StrCat("expected an object, found ", json_kind(value)));
@@ -179,6 +299,11 @@ Json argument_to_json(const Argument& arg) {
       Json items = Json::array();
       for (const Argument& a : arg.elements()) items.push_back(argument_to_json(a));
       if (arg.is_list()) return items;
+      if (arg.is_named_tuple()) {
+        return Json{{"named_tuple", Json{{"class", arg.tuple_type_name()},
+                                         {"fields", arg.tuple_fields()},
+                                         {"items", std::move(items)}}}};
+      }
       return Json{{"tuple", std::move(items)}};
     }
     case Argument::Kind::kDict: {
@@ -308,6 +433,10 @@ absl::StatusOr<std::unique_ptr<Graph>> graph_from_json(const Json& json) {
     }
     const std::string name = entry["name"].get<std::string>();
     where = absl::StrCat(where, " (", quote_for_message(name), ")");
+    if (name == "self") {
+      return bad(where, "'self' names the module itself in printed code (def forward(self, ...)); "
+                        "give the node another name");
+    }
     if (by_name.contains(name)) return bad(where, "a second node of this name");
     auto op = parse_op(entry["op"].get<std::string>());
     if (!op.ok()) return bad(where + ".op", op.status().message());

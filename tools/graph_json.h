@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 #include "core/argument.h"
 #include "core/graph.h"
@@ -52,6 +53,15 @@ absl::StatusOr<std::unique_ptr<Graph>> graph_from_json(const nlohmann::ordered_j
 // Refuses a document nested deeper than any graph needs (200 levels), which
 // reading (and comparing) recursively would exhaust the stack on. Iterative.
 absl::Status check_json_nesting(const nlohmann::ordered_json& document);
+// The same on JSON text, before it is parsed: nlohmann's ordered_json copies
+// (recursively) an object's values when a later key grows it, so a deep array
+// followed by more keys exhausts the stack while parsing. Errors give the
+// line and column.
+absl::Status check_json_text_nesting(absl::string_view text);
+
+// JSON holds UTF-8 text only: the first string (or key) of `document` that is
+// not UTF-8, as an error naming its place (`nodes[1].meta.tag`).
+absl::Status check_utf8_strings(const nlohmann::ordered_json& document);
 
 }  // namespace fx
 

@@ -19,32 +19,14 @@
 #include "absl/strings/strip.h"
 #include "core/message_text.h"
 #include "runtime/operator_binding.h"
+#include "tools/archive_check.h"
+#include "tools/input_file.h"
 
 namespace fx {
 namespace {
 
-// Checks that `path` is a regular file, without ever blocking on something
-// that is not one (opening a FIFO for reading waits for a writer).
-absl::Status check_regular_file(const std::string& path) {
-  const std::string shown = path_for_message(path);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return absl::NotFoundError(absl::StrCat("cannot read model ", shown, ": ", std::strerror(err),
-                                            err == ENOENT ? " (check the --model path)" : ""));
-  }
-  struct stat st;
-  const bool stat_ok = ::fstat(fd, &st) == 0;
-  ::close(fd);
-  if (!stat_ok || !S_ISREG(st.st_mode)) {
-    const bool dir = stat_ok && S_ISDIR(st.st_mode);
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot read model ", shown, ": ", dir ? "it is a directory" : "it is not a regular file",
-        " (give a .pt file saved with torch.jit.save, or --model=- to read one from standard "
-        "input)"));
-  }
-  return absl::OkStatus();
-}
+// How a zip archive (a TorchScript file) starts.
+constexpr absl::string_view kZipMagic("PK\x03\x04", 4);
 
 // What to tell the user about libtorch's reason for refusing a model.
 std::string explain(const std::string& reason) {
@@ -85,58 +67,47 @@ std::string first_line_of(const std::string& message) {
   return "no reason given";
 }
 
-absl::StatusOr<std::string> read_regular_file(const std::string& path, absl::string_view flag) {
-  const std::string shown = path_for_message(path);
-  if (path.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(flag, " is empty (an unset variable?); give a file"));
-  }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return absl::NotFoundError(absl::StrCat("cannot read ", flag, " ", shown, ": ", std::strerror(err)));
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    const bool dir = S_ISDIR(st.st_mode);
-    ::close(fd);
-    return absl::InvalidArgumentError(absl::StrCat("cannot read ", flag, " ", shown, ": ",
-                                                   dir ? "it is a directory" : "it is not a regular file"));
-  }
-  std::string data;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return absl::UnavailableError(absl::StrCat("cannot read ", flag, " ", shown, ": ", std::strerror(err)));
-    }
-    data.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return data;
-}
-
 absl::StatusOr<torch::jit::Module> load_model(const std::string& path) {
   if (path.empty()) {
     return absl::InvalidArgumentError("--model is empty; give a .pt file (or - for standard input)");
   }
+  const std::string shown =
+      path == "-" ? std::string("from standard input") : path_for_message(path);
+  // What libtorch reads recursively is checked first; what it read after.
+  auto refused = [&](const absl::Status& s) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot load model ", shown, ": ", s.message()));
+  };
   try {
+    torch::jit::Module model;
     if (path != "-") {
-      if (absl::Status s = check_regular_file(path); !s.ok()) return s;
-      return torch::jit::load(path);
+      if (absl::Status s = check_regular_file(
+              path, "model",
+              "give a .pt file saved with torch.jit.save, or --model=- to read one from standard "
+              "input");
+          !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = check_archive_file(path); !s.ok()) return refused(s);
+      model = torch::jit::load(path);
+    } else {
+      // Standard input, read to its end first (the archive is read out of
+      // order); a TorchScript file is a zip archive, which starts "PK\3\4".
+      auto data = read_standard_input("--model=-: standard input", kZipMagic);
+      if (!data.ok()) {
+        return absl::Status(data.status().code(),
+                            absl::StrCat(data.status().message(),
+                                         " (give a TorchScript file saved with torch.jit.save)"));
+      }
+      if (data->empty()) return absl::InvalidArgumentError("--model=-: standard input is empty");
+      if (absl::Status s = check_archive_bytes(*data); !s.ok()) return refused(s);
+      std::istringstream in(*std::move(data));
+      model = torch::jit::load(in);
     }
-    // Standard input, read to its end first (the archive is read out of order).
-    std::string data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    if (data.empty()) return absl::InvalidArgumentError("--model=-: standard input is empty");
-    std::istringstream in(std::move(data));
-    return torch::jit::load(in);
+    if (absl::Status s = check_module_tensors(model); !s.ok()) return refused(s);
+    return model;
   } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot load model ", path == "-" ? std::string("from standard input") : path_for_message(path),
-        ": ", explain(exception_message(e))));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot load model ", shown, ": ", explain(exception_message(e))));
   }
 }
 

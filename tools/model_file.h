@@ -31,10 +31,6 @@ std::string first_line_of(const std::string& message);
 
 absl::StatusOr<torch::jit::Module> load_model(const std::string& path);
 
-// The contents of the regular file `path`; `flag` names it in messages
-// ("--graph"). A directory, FIFO or device is refused without blocking.
-absl::StatusOr<std::string> read_regular_file(const std::string& path, absl::string_view flag);
-
 // Loads a shared library that registers custom operators (TORCH_LIBRARY), so
 // that models calling them load.
 absl::Status load_operator_library(const std::string& path);

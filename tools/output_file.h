@@ -7,12 +7,17 @@
 //   ... the whole run, writing into out.stream() ...
 //   absl::Status s = out.commit();   // temporary file beside the target, renamed over it
 //
-// The result goes to a temporary file in the target's directory, which
-// replaces the target only once it is complete (rename(2) is atomic within a
-// file system): a run that fails or is killed leaves an existing file as it
-// was. prepare() checks early that the directory exists and is writable, so a
-// long run does not end in that error. same_file() tells whether two paths
-// name one file, for refusing an output that would overwrite an input.
+// The result goes to a temporary file in the target's directory,
+// TARGET.fxrun-XXXXXX, which replaces the target only once it is complete
+// (rename(2) is atomic within a file system): a run that fails or is killed
+// leaves an existing file as it was, and the replacement keeps the mode and,
+// where the user may give it, the owner and group of the file it replaces.
+// SIGINT and SIGTERM while the temporary is written remove it before the
+// process ends (RemovedOnSignal); SIGKILL cannot be caught, and leaves the
+// partial TARGET.fxrun-XXXXXX beside the intact target. prepare() checks
+// early that the directory exists and is writable, so a long run does not
+// end in that error. same_file() tells whether two paths name one file, for
+// refusing an output that would overwrite an input.
 #ifndef FX_TOOLS_OUTPUT_FILE_H_
 #define FX_TOOLS_OUTPUT_FILE_H_
 
@@ -47,6 +52,25 @@ class OutputFile {
   std::string path_;
   std::string flag_;
   std::ostringstream buffer_;
+};
+
+// A path removed if SIGINT or SIGTERM ends the process while this object
+// lives. The handler, installed with the first object (where the signal's
+// disposition is the default one; an ignored signal stays ignored), is
+// async-signal-safe: it unlinks the registered paths, restores the default
+// disposition and raises the signal again, so that the process ends as the
+// signal would have ended it. At most 16 paths at once; beyond that,
+// registered() is false and the path is not removed.
+class RemovedOnSignal {
+ public:
+  explicit RemovedOnSignal(const std::string& path);
+  ~RemovedOnSignal();
+  RemovedOnSignal(const RemovedOnSignal&) = delete;
+  RemovedOnSignal& operator=(const RemovedOnSignal&) = delete;
+  bool registered() const { return slot_ >= 0; }
+
+ private:
+  int slot_ = -1;
 };
 
 // True when both paths exist and name the same file (same device and inode,

@@ -4,15 +4,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
-#include <iterator>
+#include <sstream>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <caffe2/serialize/in_memory_adapter.h>
+#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,6 +24,8 @@
 #include "runtime/execution_plan.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
+#include "tools/archive_check.h"
+#include "tools/input_file.h"
 #include "tools/model_file.h"
 
 namespace fx {
@@ -59,12 +63,6 @@ void flatten(const c10::IValue& v, const std::string& name,
   }
 }
 
-std::vector<c10::IValue> copy_inputs(const std::vector<c10::IValue>& values) {
-  std::vector<c10::IValue> out;
-  for (const c10::IValue& v : values) out.push_back(deep_copy(v));
-  return out;
-}
-
 std::string describe(const at::Tensor& t) {
   return absl::StrCat(absl::AsciiStrToLower(c10::toString(t.scalar_type())), "[",
                       absl::StrJoin(t.sizes(), ", "), "]");
@@ -75,6 +73,68 @@ std::string checksum(const at::Tensor& t) {
   const at::Tensor d = t.detach().to(at::kCPU).to(at::kDouble);
   return absl::StrFormat(" sum %.6g, mean |x| %.6g", d.sum().item<double>(),
                          d.abs().mean().item<double>());
+}
+
+constexpr char kInputsAre[] =
+    "--input takes a tensor, or a tuple or list of tensors (one per placeholder, in order; "
+    "dense, not on the meta device)";
+
+enum class SavedFormat { kTorchSave, kTorchScript };
+
+// Which of the formats --input reads `bytes` are in: a zip archive with a
+// TorchScript module's code, or torch.save's zip archive. Anything else is
+// an error saying what the file is.
+absl::StatusOr<SavedFormat> saved_format(const std::string& bytes) {
+  // torch.save(..., _use_new_zipfile_serialization=False) starts with a
+  // pickled magic number (0x1950a86a20f9469cfc6c).
+  static constexpr absl::string_view kLegacyMagic(
+      "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14);
+  if (absl::StartsWith(bytes, kLegacyMagic)) {
+    return absl::InvalidArgumentError(
+        "it was saved in torch.save's legacy format (_use_new_zipfile_serialization=False), "
+        "which libtorch does not read; save it again with torch.save's default format");
+  }
+  if (bytes.empty()) return absl::InvalidArgumentError("the file is empty");
+  std::vector<std::string> records;
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(
+        std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(),
+                                                              static_cast<off_t>(bytes.size())));
+    records = reader.getAllRecords();
+  } catch (const std::exception&) {
+    return absl::InvalidArgumentError(
+        "it is neither a file saved with torch.save nor a TorchScript module of buffers (not a "
+        "zip archive)");
+  }
+  for (const std::string& r : records) {
+    if (r == "constants.pkl" || absl::StartsWith(r, "code/")) return SavedFormat::kTorchScript;
+  }
+  for (const std::string& r : records) {
+    if (r == "data.pkl") return SavedFormat::kTorchSave;
+  }
+  return absl::InvalidArgumentError(
+      "it is a zip archive, but neither a file saved with torch.save (no data.pkl) nor a "
+      "TorchScript module of buffers");
+}
+
+// What a file torch.save wrote holds that libtorch's reader refused, from
+// libtorch's `reason` and the first value of its data.pkl.
+std::string what_torch_save_holds(const std::string& bytes, const std::string& reason) {
+  if (absl::StrContains(reason, "_rebuild_meta_tensor")) return "a tensor on the meta device (no data)";
+  if (absl::StrContains(reason, "_get_layout") || absl::StrContains(reason, "sparse")) {
+    return "a sparse tensor";
+  }
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(
+        std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(),
+                                                              static_cast<off_t>(bytes.size())));
+    auto [data, size] = reader.getRecord("data.pkl");
+    const char* pickle = static_cast<const char*>(data.get());
+    // After PROTO 2: EMPTY_DICT makes a dict.
+    if (size > 2 && pickle[2] == '}') return "a dict";
+  } catch (const std::exception&) {
+  }
+  return absl::StrCat("what libtorch cannot read (", escape_for_message(reason), ")");
 }
 
 double millis(std::chrono::steady_clock::duration d) {
@@ -94,7 +154,17 @@ absl::StatusOr<std::vector<InputShape>> parse_input_shapes(absl::string_view tex
       shape.dtype = *dtype;
       dims = part.substr(colon + 1);
     }
-    for (absl::string_view dim : absl::StrSplit(dims, ',', absl::SkipWhitespace())) {
+    // An empty shape is a scalar; otherwise no size may be empty (`2,4,`
+    // is a mistake, not a 2x4 tensor).
+    std::vector<absl::string_view> sizes;
+    if (!absl::StripAsciiWhitespace(dims).empty()) sizes = absl::StrSplit(dims, ',');
+    for (absl::string_view dim : sizes) {
+      if (absl::StripAsciiWhitespace(dim).empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--input-shape ", quote_for_message(text), " has an empty size in ",
+            quote_for_message(part), " (a comma too many?): sizes are non-negative integers, as "
+            "in 1,3,224,224 (';' between inputs)"));
+      }
       int64_t n = 0;
       if (!absl::SimpleAtoi(dim, &n) || n < 0 || n > (int64_t{1} << 32)) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -108,52 +178,97 @@ absl::StatusOr<std::vector<InputShape>> parse_input_shapes(absl::string_view tex
   return shapes;
 }
 
-std::vector<c10::IValue> random_inputs(const std::vector<InputShape>& shapes,
-                                       const c10::Device& device) {
+absl::StatusOr<std::vector<c10::IValue>> random_inputs(const std::vector<InputShape>& shapes,
+                                                       const c10::Device& device) {
+  // What the inputs take, before taking it: an overflowing shape would make
+  // libtorch throw, and one larger than the machine would fail (or be
+  // killed) allocating. Meta tensors take nothing.
+  uint64_t total = 0;
+  for (const InputShape& s : shapes) {
+    uint64_t bytes = c10::elementSize(s.dtype);
+    bool overflow = false;
+    for (int64_t n : s.sizes) overflow = overflow || __builtin_mul_overflow(bytes, uint64_t(n), &bytes);
+    overflow = overflow || bytes > uint64_t{INT64_MAX} || __builtin_add_overflow(total, bytes, &total);
+    if (overflow) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--input-shape: a tensor of shape [", absl::StrJoin(s.sizes, ", "),
+          "] has more bytes than a tensor can hold; give smaller sizes"));
+    }
+  }
+  const uint64_t memory = physical_memory_bytes();
+  if (!device.is_meta() && memory != 0 && total > memory) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "--input-shape: the inputs take %.1f GiB, more than this machine's memory (%.1f GiB); "
+        "give smaller sizes",
+        total / double(1 << 30), memory / double(1 << 30)));
+  }
   at::manual_seed(0);
   std::vector<c10::IValue> inputs;
-  for (const InputShape& s : shapes) {
-    at::Tensor t;
-    if (c10::isFloatingType(s.dtype)) {
-      t = at::randn(s.sizes, at::TensorOptions().dtype(at::kFloat)).to(s.dtype);
-    } else if (s.dtype == c10::ScalarType::Bool) {
-      t = at::randint(0, 2, s.sizes, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
-    } else {
-      t = at::randint(0, 10, s.sizes, at::TensorOptions().dtype(s.dtype));
+  try {
+    for (const InputShape& s : shapes) {
+      if (device.is_meta()) {
+        inputs.push_back(at::empty(s.sizes, at::TensorOptions().dtype(s.dtype).device(device)));
+        continue;
+      }
+      at::Tensor t;
+      if (c10::isFloatingType(s.dtype)) {
+        t = at::randn(s.sizes, at::TensorOptions().dtype(at::kFloat)).to(s.dtype);
+      } else if (s.dtype == c10::ScalarType::Bool) {
+        t = at::randint(0, 2, s.sizes, at::TensorOptions().dtype(at::kLong)).to(at::kBool);
+      } else {
+        t = at::randint(0, 10, s.sizes, at::TensorOptions().dtype(s.dtype));
+      }
+      inputs.push_back(t.to(device));
     }
-    inputs.push_back(device.is_meta() ? at::empty_like(t, t.options().device(device))
-                                      : t.to(device));
+  } catch (const std::exception& e) {
+    return absl::ResourceExhaustedError(absl::StrCat("--input-shape: cannot make the inputs on ",
+                                                     device.str(), ": ",
+                                                     first_line_of(exception_message(e))));
   }
   return inputs;
 }
 
 absl::StatusOr<std::vector<c10::IValue>> read_inputs(const std::string& path,
                                                      const c10::Device& device) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot read --input ", path_for_message(path), ": ",
-                                            std::strerror(errno)));
-  }
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto bytes = read_regular_file(path, "--input");
+  if (!bytes.ok()) return bytes.status();
+  const std::string shown = path_for_message(path);
+  auto refused = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot read --input ", shown, ": ", why));
+  };
+  auto format = saved_format(*bytes);
+  if (!format.ok()) return refused(format.status().message());
+  if (absl::Status s = check_archive_bytes(*bytes); !s.ok()) return refused(s.message());
   std::vector<c10::IValue> inputs;
-  std::string pickle_error;
   try {
-    const c10::IValue saved = torch::jit::pickle_load(bytes);
-    if (saved.isTuple() || saved.isList()) {
-      inputs = saved.isTuple() ? saved.toTupleRef().elements().vec() : saved.toListRef().vec();
+    if (*format == SavedFormat::kTorchScript) {
+      std::istringstream in(*bytes);
+      torch::jit::Module buffers = torch::jit::load(in);
+      for (const at::Tensor& b : buffers.buffers()) inputs.emplace_back(b);
     } else {
-      inputs = {saved};
+      const c10::IValue saved =
+          torch::jit::pickle_load(std::vector<char>(bytes->begin(), bytes->end()));
+      if (saved.isGenericDict()) {
+        return refused(absl::StrCat("it holds a dict; ", kInputsAre));
+      }
+      if (saved.isTuple() || saved.isList()) {
+        inputs = saved.isTuple() ? saved.toTupleRef().elements().vec() : saved.toListRef().vec();
+      } else {
+        inputs = {saved};
+      }
     }
   } catch (const std::exception& e) {
-    pickle_error = exception_message(e);
-    try {
-      torch::jit::Module buffers = torch::jit::load(path);
-      for (const at::Tensor& b : buffers.buffers()) inputs.emplace_back(b);
-    } catch (const std::exception&) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cannot read --input ", path_for_message(path),
-          ": it is neither a file saved with torch.save nor a TorchScript module of buffers (",
-          first_line_of(pickle_error), ")"));
+    const std::string reason = first_line_of(exception_message(e));
+    if (*format == SavedFormat::kTorchScript) {
+      return refused(absl::StrCat("cannot load it as a TorchScript module of buffers: ",
+                                  escape_for_message(reason)));
+    }
+    return refused(absl::StrCat("it was saved with torch.save, but holds ",
+                                what_torch_save_holds(*bytes, reason), "; ", kInputsAre));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (absl::Status s = check_tensors_in_bounds(inputs[i]); !s.ok()) {
+      return refused(absl::StrCat("input ", i, ": ", s.message()));
     }
   }
   for (c10::IValue& v : inputs) {
@@ -179,35 +294,57 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::M
   }
   absl::StrAppend(&report, "run on ", options.device.str(), ": ", absl::StrJoin(described, ", "),
                   "\n");
-  // The module runs first, on copies: the plan may change its inputs in place.
-  std::vector<c10::IValue> module_inputs = copy_inputs(inputs);
-  auto state = (*plan)->make_state();
-  std::vector<double> times;
-  absl::StatusOr<c10::IValue> result;
-  for (int i = 0; i < options.warmup + std::max(1, options.repeat); ++i) {
-    std::vector<c10::IValue> run_inputs = copy_inputs(inputs);
-    const auto start = std::chrono::steady_clock::now();
-    result = (*plan)->run(*state, std::move(run_inputs));
-    const auto end = std::chrono::steady_clock::now();
-    if (!result.ok()) return result.status();
-    if (i >= options.warmup) times.push_back(millis(end - start));
-  }
-  std::vector<std::pair<std::string, at::Tensor>> outputs;
-  flatten(*result, "", outputs);
-  for (const auto& [name, t] : outputs) {
-    absl::StrAppend(&report, "output ", name.empty() ? "0" : name, ": ", describe(t), checksum(t),
-                    "\n");
-  }
   if (options.check && options.device.is_meta()) {
     return absl::InvalidArgumentError(
         "--check compares values, and the meta device has none: run on cpu or cuda");
   }
+  // Both sides start from the model's state as it is now: the plan shares
+  // the model's parameters and buffers (on the CPU), and a model that
+  // updates a buffer (`self.count.add_(1)`) changes them in every run. The
+  // module checked against is a copy of the model taken before any run.
+  torch::jit::Module module;
+  if (options.check) {
+    try {
+      module = original.clone();
+      module.to(options.device);
+    } catch (const std::exception& e) {
+      return absl::InvalidArgumentError(absl::StrCat("--check: cannot copy the original module: ",
+                                                     first_line_of(exception_message(e))));
+    }
+  }
+  // Every run gets its own copy of the inputs, laid out as given (the plan
+  // may change them in place, and must see what the module sees).
+  auto state = (*plan)->make_state();
+  std::vector<double> times;
+  c10::IValue first;  // the first run's result: what one run of the model gives
+  const int runs = options.warmup + std::max(1, options.repeat);
+  for (int i = 0; i < runs; ++i) {
+    std::vector<c10::IValue> run_inputs = deep_copy(inputs);
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<c10::IValue> result = (*plan)->run(*state, std::move(run_inputs));
+    const auto end = std::chrono::steady_clock::now();
+    if (!result.ok() && options.device.is_meta()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          result.status().message(),
+          "; the meta device runs only what needs no data (operators with meta kernels, no "
+          "values read out of tensors): run on cpu, or get the shapes from "
+          "--passes='shape_prop{device=meta}', which computes such nodes on real tensors"));
+    }
+    if (!result.ok()) return result.status();
+    if (i >= options.warmup) times.push_back(millis(end - start));
+    // (Copied when more runs follow: it may be a buffer they change.)
+    if (i == 0) first = runs > 1 ? deep_copy(*result) : *std::move(result);
+  }
+  std::vector<std::pair<std::string, at::Tensor>> outputs;
+  flatten(first, "", outputs);
+  for (const auto& [name, t] : outputs) {
+    absl::StrAppend(&report, "output ", name.empty() ? "0" : name, ": ", describe(t), checksum(t),
+                    "\n");
+  }
   if (options.check) {
     c10::IValue want;
     try {
-      torch::jit::Module module = original.clone();
-      module.to(options.device);
-      want = module.forward(module_inputs);
+      want = module.forward(deep_copy(inputs));
     } catch (const std::exception& e) {
       return absl::InvalidArgumentError(
           absl::StrCat("--check: the original module failed on these inputs: ",

@@ -12,7 +12,11 @@
 //   * `parse_input_shapes`: one shape per placeholder, `;` between them, dims
 //     separated by `,`, an optional dtype first (`long:4,8`; float by
 //     default); a scalar is an empty shape. Errors quote the part at fault.
+//   * `parse_input_shapes` refuses an empty size (`2,4,`, `4,,4`).
 //   * `random_inputs` is seeded (seed 0): the same shapes give the same values.
+//     Shapes whose bytes overflow, or (but on the meta device) exceed the
+//     machine's memory, are errors before anything is allocated; so is an
+//     allocation that fails.
 //   * `read_inputs` reads a file saved with torch.save (a tensor, or a tuple
 //     or list of them) or a TorchScript module whose buffers, in order, are the
 //     inputs.
@@ -41,8 +45,8 @@ struct InputShape {
 };
 
 absl::StatusOr<std::vector<InputShape>> parse_input_shapes(absl::string_view text);
-std::vector<c10::IValue> random_inputs(const std::vector<InputShape>& shapes,
-                                       const c10::Device& device);
+absl::StatusOr<std::vector<c10::IValue>> random_inputs(const std::vector<InputShape>& shapes,
+                                                       const c10::Device& device);
 absl::StatusOr<std::vector<c10::IValue>> read_inputs(const std::string& path,
                                                      const c10::Device& device);
 
@@ -55,8 +59,13 @@ struct RunOptions {
   int repeat = 1;
 };
 
-// Runs `gm` on `inputs` (and, with `check`, `original` on copies of them);
-// the report says what ran and how it went, a few lines for a terminal.
+// Runs `gm` on `inputs` (and, with `check`, `original`); the report says
+// what ran and how it went, a few lines for a terminal. Every run, and the
+// module, gets its own copy of the inputs laid out as given (deep_copy). The
+// outputs reported and checked are the first run's, which starts from the
+// model's state as it is when called; the module checked against is a copy
+// of `original` taken then, so a model that updates its buffers is compared
+// from the same state.
 absl::StatusOr<std::string> run_graph(const GraphModule& gm, const torch::jit::Module& original,
                                       const std::vector<c10::IValue>& inputs,
                                       const RunOptions& options);

@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "tracer/alias_tracker.h"
 
 namespace fx {
 namespace tracer_internal {
@@ -26,20 +27,6 @@ bool is_primitive(const c10::IValue& v) {
   return v.isNone() || v.isBool() || v.isInt() || v.isDouble() || v.isString() || v.isDevice();
 }
 
-// Operators that return their input unchanged in some modes although their
-// schema does not say their result aliases it (dropout in eval mode).
-bool may_return_input(const jit::Node* n) {
-  static const c10::Symbol kinds[] = {
-      c10::Symbol::fromQualString("aten::dropout"),
-      c10::Symbol::fromQualString("aten::feature_dropout"),
-      c10::Symbol::fromQualString("aten::alpha_dropout"),
-      c10::Symbol::fromQualString("aten::feature_alpha_dropout"),
-  };
-  for (const c10::Symbol& k : kinds) {
-    if (n->kind() == k) return true;
-  }
-  return false;
-}
 
 template <typename Fn>
 void for_each_node(jit::Block* block, const Fn& fn) {
@@ -74,11 +61,46 @@ void fold_attributes(jit::Graph& graph, const c10::intrusive_ptr<c10::ivalue::Ob
   }
 }
 
+// The ScalarType, Layout or MemoryFormat type of the operator parameters
+// that `v` (an int, or an Optional of one) is passed to, through the casts
+// TorchScript's Optional refinement inserts; nullptr when it reaches none.
+c10::TypePtr literal_type_of(const jit::Value* v, int depth = 0) {
+  if (depth > 8) return nullptr;
+  for (const jit::Use& use : v->uses()) {
+    const jit::Node* user = use.user;
+    if (user->kind() == c10::prim::unchecked_cast ||
+        user->kind() == c10::prim::unchecked_unwrap_optional ||
+        user->kind() == c10::aten::_unwrap_optional) {
+      if (c10::TypePtr t = literal_type_of(user->output(), depth + 1)) return t;
+      continue;
+    }
+    const c10::FunctionSchema* schema = user->maybeSchema();
+    if (schema == nullptr || use.offset >= schema->arguments().size()) continue;
+    c10::TypePtr t = schema->arguments()[use.offset].real_type();
+    if (t->kind() == c10::TypeKind::OptionalType) t = t->expectRef<c10::OptionalType>().getElementType();
+    if (t->kind() == c10::TypeKind::ScalarTypeType || t->kind() == c10::TypeKind::LayoutType ||
+        t->kind() == c10::TypeKind::MemoryFormatType) {
+      return t;
+    }
+  }
+  return nullptr;
+}
+
 CallEffects analyze(std::shared_ptr<jit::Graph> graph,
                     const c10::intrusive_ptr<c10::ivalue::Object>& self,
                     const std::vector<c10::optional<c10::IValue>>& known) {
   jit::Inline(*graph);
   const size_t first = self ? 1 : 0;
+  // Before known values replace the inputs: what an int input stands for.
+  std::vector<c10::TypePtr> literal_types;
+  for (size_t i = first; i < graph->inputs().size(); ++i) {
+    const c10::TypePtr& type = graph->inputs()[i]->type();
+    const bool int_like = type->kind() == c10::TypeKind::IntType ||
+                          (type->kind() == c10::TypeKind::OptionalType &&
+                           type->expectRef<c10::OptionalType>().getElementType()->kind() ==
+                               c10::TypeKind::IntType);
+    literal_types.push_back(int_like ? literal_type_of(graph->inputs()[i]) : nullptr);
+  }
   if (self) fold_attributes(*graph, self);
   for (size_t i = 0; i < known.size() && first + i < graph->inputs().size(); ++i) {
     if (!known[i] || !is_primitive(*known[i])) continue;
@@ -93,15 +115,24 @@ CallEffects analyze(std::shared_ptr<jit::Graph> graph,
   CallEffects effects;
   effects.writes.assign(count, false);
   effects.aliased.assign(count, false);
+  effects.literal_types = std::move(literal_types);
   for (size_t i = 0; i < count; ++i) {
     jit::Value* input = graph->inputs()[first + i];
     jit::ValueSet inputs = {input};
     for_each_node(graph->block(), [&](jit::Node* n) {
       if (db.writesToAlias(n, inputs)) effects.writes[i] = true;
-      if (may_return_input(n) && db.mayContainAlias(n->input(0), input) &&
-          db.mayContainAlias(n->output(), graph->outputs())) {
-        effects.aliased[i] = true;
+      // An operator whose result may be its input although its schema does
+      // not say so (alias_tracker.h), between the input and the result.
+      if (n->maybeSchema() == nullptr || !may_share_an_input(n->schema().name())) return;
+      bool from_input = false;
+      for (jit::Value* operand : n->inputs()) {
+        from_input = from_input || db.mayContainAlias(operand, input);
       }
+      bool to_result = false;
+      for (jit::Value* result : n->outputs()) {
+        to_result = to_result || db.mayContainAlias(result, graph->outputs());
+      }
+      if (from_input && to_result) effects.aliased[i] = true;
     });
     if (db.mayContainAlias(input, graph->outputs())) effects.aliased[i] = true;
   }

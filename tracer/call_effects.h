@@ -33,6 +33,12 @@ struct CallEffects {
   // may share storage with it.
   std::vector<bool> writes;
   std::vector<bool> aliased;
+  // Per argument: what an int argument stands for when the body passes it to
+  // an operator parameter that is a ScalarType, Layout or MemoryFormat
+  // (F.softmax's `dtype: Optional[int]`, which TorchScript types as an int),
+  // so that a leaf function's call records `dtype = torch.float64`, as the
+  // Python function takes it; nullptr otherwise.
+  std::vector<c10::TypePtr> literal_types;
 };
 
 // Calling `method` (forward, or a TorchScript overload such as forward__0)

@@ -20,7 +20,7 @@ std::string first_line(std::string text) {
 
 }  // namespace
 
-std::string source_of(const torch::jit::Node* n) {
+std::string source_of(const torch::jit::Node* n, bool file_name_only) {
   // A loaded module's nodes point into its serialised code; the debug info
   // maps them back to the Python source they were scripted from.
   torch::jit::SourceRange range = n->sourceRange();
@@ -28,7 +28,11 @@ std::string source_of(const torch::jit::Node* n) {
   auto flc = range.file_line_col();
   if (!flc) return "";
   const auto& [file, line, col] = *flc;
-  std::string where = absl::StrCat(path_for_message(file), ":", line, ":", col);
+  absl::string_view name = file;
+  if (file_name_only && name.rfind('/') != absl::string_view::npos) {
+    name = name.substr(name.rfind('/') + 1);
+  }
+  std::string where = absl::StrCat(path_for_message(name), ":", line, ":", col);
   std::string text;
   try {
     text = first_line(range.text().str());

@@ -26,7 +26,9 @@ namespace fx {
 namespace tracer_internal {
 
 // "resnet.py:102:8 (`out += identity`)", or "" when TorchScript kept no source.
-std::string source_of(const torch::jit::Node* n);
+// The file's path as the model recorded it, or only its name (for messages
+// the graph carries, which should not depend on where the model was scripted).
+std::string source_of(const torch::jit::Node* n, bool file_name_only = false);
 // " at resnet.py:102:8 (...)", or "" when neither the node nor the values it
 // consumes carry a source.
 std::string at_source(const torch::jit::Node* n);

@@ -55,6 +55,13 @@ absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
     frame.values[n->output()] = TraceValue::known(object.known_value().toObjectRef().getAttr(name));
     return absl::OkStatus();
   }
+  if (object.is_object()) {
+    auto slot = object.object_type()->findAttributeSlot(name);
+    if (!slot) return error(n, absl::StrCat("the object has no attribute '", name, "'"));
+    TraceValue value = object.object_slots()[*slot];  // copied: inserting may move the table
+    frame.values[n->output()] = std::move(value);
+    return absl::OkStatus();
+  }
   if (!object.is_module()) {
     return error(n, absl::StrCat("attribute '", name, "' is read from a value that is not a module"));
   }
@@ -90,7 +97,8 @@ absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
   if ((type.is_parameter(*slot) || type.is_buffer(*slot)) && !value.isNone()) {
     auto [it, inserted] = attribute_nodes_.try_emplace(std::make_pair(owner, *slot), nullptr);
     if (inserted) it->second = parameter_node(qualname());
-    frame.values[n->output()] = TraceValue::traced(it->second);
+    // Its dtype, device and sizes are known now (TraceValue's `now`).
+    frame.values[n->output()] = TraceValue::traced(it->second, value);
     return absl::OkStatus();
   }
   if (value.isTensor()) {
@@ -98,6 +106,20 @@ absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
   } else {
     frame.values[n->output()] = TraceValue::known(value);
   }
+  return absl::OkStatus();
+}
+
+absl::Status TraceEngine::run_set_attr(const jit::Node* n, Frame& frame) {
+  const std::string& name = n->s(c10::attr::name);
+  const TraceValue& object = lookup(frame, n->input(0));
+  if (!object.is_object()) {
+    return untraceable(n, absl::StrCat("forward assigns module attribute '", name,
+                                       "', which cannot be traced"));
+  }
+  // An attribute of an object made in the code (a context manager's state).
+  auto slot = object.object_type()->findAttributeSlot(name);
+  if (!slot) return error(n, absl::StrCat("the object has no attribute '", name, "'"));
+  object.object_slots()[*slot] = lookup(frame, n->input(1));
   return absl::OkStatus();
 }
 

@@ -72,6 +72,15 @@ std::string torch_fx_function_name(absl::string_view python_name) {
   return "";
 }
 
+// The type argument `i` of a call is recorded as: what its int stands for in
+// the callee (a dtype, layout or memory format), else `declared`.
+c10::TypePtr literal_type(const CallEffects& effects, size_t i, const c10::TypePtr& declared) {
+  if (i < effects.literal_types.size() && effects.literal_types[i] != nullptr) {
+    return effects.literal_types[i];
+  }
+  return declared;
+}
+
 }  // namespace
 
 absl::StatusOr<jit::Function*> TraceEngine::find_method(const ModuleInfo* self,
@@ -89,6 +98,14 @@ absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
   if (resolved.name == nullptr) resolved.name = &n->s(c10::attr::name);
   const std::string& name = *resolved.name;
   const TraceValue& object = lookup(frame, n->input(0));
+  if (object.is_object()) {
+    std::vector<TraceValue> arguments = inputs_of(n, frame);
+    arguments.erase(arguments.begin());
+    auto result = call_object_method(n, object, name, std::move(arguments));
+    if (!result.ok()) return result.status();
+    frame.values[n->output()] = std::move(*result);
+    return absl::OkStatus();
+  }
   if (!object.is_module()) {
     return error(n, absl::StrCat("method '", name, "' is called on a value that is not a module"));
   }
@@ -132,8 +149,17 @@ absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
     if (!callee.traced_through && called->is_node() &&
         called->to_node()->op() == Op::kCallModule) {
       // A leaf: what its body does to its arguments, the graph must know.
+      // (Its int arguments stay ints, even where its body uses them as
+      // dtypes: the call is of a TorchScript method, which takes ints.)
       apply_call_effects(called->to_node(), values, module_call_effects(target->module, name));
+      note_optional(called->to_node(), n->output()->type());
       if (name != "forward") called->to_node()->meta().set(kModuleMethodKey, name);
+      // TorchScript compiles the module's hooks into this caller, where they
+      // are traced as its code: the node must not run them again.
+      if (!target->type->getForwardHooks().empty() ||
+          !target->type->getForwardPreHooks().empty()) {
+        called->to_node()->meta().set(kHooksTracedKey, true);
+      }
     }
     result = from_argument(*called, n->output()->type());
   }
@@ -178,14 +204,18 @@ absl::Status TraceEngine::run_call_function(const jit::Node* n, Frame& frame) {
   // A leaf function: one call_function node, run by the runtime through the
   // function's body.
   const auto& params = fn->getSchema().arguments();
-  std::vector<Argument> values;
   std::vector<c10::optional<c10::IValue>> known;
+  for (const TraceValue& input : inputs) {
+    known.push_back(input.is_known() ? c10::optional<c10::IValue>(input.known_value())
+                                     : c10::nullopt);
+  }
+  const CallEffects& effects = function_call_effects(unit_, *fn, known);
+  std::vector<Argument> values;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    auto a = to_argument(inputs[i], i < params.size() ? params[i].real_type() : nullptr);
+    auto a = to_argument(inputs[i], literal_type(effects, i, i < params.size() ? params[i].real_type()
+                                                                               : nullptr));
     if (!a.ok()) return error(n, a.status().message());
     values.push_back(std::move(*a));
-    known.push_back(inputs[i].is_known() ? c10::optional<c10::IValue>(inputs[i].known_value())
-                                         : c10::nullopt);
   }
   Arguments args;
   Kwargs kwargs;
@@ -212,7 +242,8 @@ absl::Status TraceEngine::run_call_function(const jit::Node* n, Frame& frame) {
   }
   Node* node = tracer_.create_proxy(Op::kCallFunction, target, std::move(args), std::move(kwargs));
   gm_.add_function(target, jit::StrongFunctionPtr(unit_, fn));
-  apply_call_effects(node, values, function_call_effects(unit_, *fn, known));
+  apply_call_effects(node, values, effects);
+  note_optional(node, n->output()->type());
   frame.values[n->output()] = TraceValue::traced(node);
   return absl::OkStatus();
 }

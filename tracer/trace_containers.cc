@@ -78,10 +78,13 @@ bool is_list_construct_of_results(const std::vector<TraceValue>& items, Node** w
 
 absl::StatusOr<Argument> TraceEngine::tuple_to_argument(const std::vector<TraceValue>& items,
                                                         const c10::TypePtr& type) {
+  const auto* tuple_type = type ? type->castRaw<c10::TupleType>() : nullptr;
+  const auto named = named_tuple_of(type);
   // All results of one multi-result node, in order: that node itself.
   Node* whole = nullptr;
-  if (is_list_construct_of_results(items, &whole)) return Argument(aliases_.current(whole));
-  const auto* tuple_type = type ? type->castRaw<c10::TupleType>() : nullptr;
+  if (!named && is_list_construct_of_results(items, &whole)) {
+    return Argument(aliases_.current(whole));
+  }
   std::vector<Argument> out;
   out.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
@@ -91,6 +94,10 @@ absl::StatusOr<Argument> TraceEngine::tuple_to_argument(const std::vector<TraceV
     auto a = to_argument(items[i], element);
     if (!a.ok()) return a.status();
     out.push_back(std::move(*a));
+  }
+  // A NamedTuple stays one (torchvision's GoogLeNetOutputs, `out.logits`).
+  if (named && named->second.size() == out.size()) {
+    return Argument::NamedTuple(named->first, named->second, std::move(out));
   }
   return Argument::Tuple(std::move(out));
 }
@@ -126,11 +133,12 @@ absl::Status TraceEngine::run_construct(const jit::Node* n, Frame& frame) {
       known = false;
     }
   }
+  auto tuple_type = type->cast<c10::TupleType>();
   if (!known) {
-    frame.values[n->output()] = TraceValue::tuple(std::move(inputs));
+    frame.values[n->output()] = TraceValue::tuple(
+        std::move(inputs), tuple_type && tuple_type->name() ? tuple_type : nullptr);
     return absl::OkStatus();
   }
-  auto tuple_type = type->cast<c10::TupleType>();
   frame.values[n->output()] = TraceValue::known(
       tuple_type && tuple_type->name()
           ? c10::IValue(c10::ivalue::Tuple::createNamed(std::move(values), tuple_type))
@@ -178,7 +186,14 @@ absl::Status TraceEngine::run_unpack(const jit::Node* n, Frame& frame) {
   if (items->size() != outs) {
     return error(n, absl::StrCat("unpacking ", items->size(), " values into ", outs));
   }
-  for (size_t i = 0; i < outs; ++i) frame.values[n->outputs()[i]] = std::move((*items)[i]);
+  for (size_t i = 0; i < outs; ++i) {
+    // An element of a graph value (a leaf's result) typed Optional may be None.
+    const bool of_a_node = (v.is_traced() && v.traced_argument().is_node()) || v.is_result();
+    if (of_a_node && (*items)[i].is_traced() && (*items)[i].traced_argument().is_node()) {
+      note_optional((*items)[i].traced_argument().to_node(), n->outputs()[i]->type());
+    }
+    frame.values[n->outputs()[i]] = std::move((*items)[i]);
+  }
   return absl::OkStatus();
 }
 

@@ -10,10 +10,11 @@
 // cannot be followed, by this tracer or by torch.fx: an error that says how
 // to get past it.
 #include "absl/strings/str_cat.h"
+#include "core/printer.h"
 #include "core/well_known.h"
 #include "runtime/value_conversion.h"
+#include "tracer/diagnostics.h"
 #include "tracer/trace_engine.h"
-#include "core/well_known.h"
 
 namespace fx {
 namespace tracer_internal {
@@ -62,9 +63,37 @@ std::string TraceEngine::raise_message(const jit::Block* block) const {
   return "assertion failed";
 }
 
+absl::StatusOr<c10::IValue> TraceEngine::decide_by_value_now(const jit::Node* n,
+                                                              const TraceValue& v) {
+  const c10::IValue now = *v.traced_now();
+  auto a = to_argument(v, nullptr);
+  if (!a.ok()) return error(n, a.status().message());
+  const std::string where = source_of(n, /*file_name_only=*/true);
+  const std::string message = absl::StrCat(
+      "the trace took ", where.empty() ? "a condition" : where, " as ",
+      python_repr(*ivalue_to_argument(now)),
+      ", from the model's state when traced (a parameter's dtype or device, the grad mode); "
+      "that state has changed: trace the model again");
+  Argument holds;
+  if (now.isBool()) {
+    holds = now.toBool() ? *a : tracer_.create_proxy(Op::kCallFunction, kNotTarget, {*a}, {});
+  } else {
+    holds = tracer_.create_proxy(Op::kCallFunction, "operator.eq", {*a, *ivalue_to_argument(now)}, {});
+  }
+  tracer_.create_proxy(Op::kCallFunction, kAssertTarget, {holds, message}, {});
+  return now;
+}
+
 absl::Status TraceEngine::run_if(const jit::Node* n, Frame& frame) {
-  const TraceValue cond = lookup(frame, n->input(0));
+  TraceValue cond = lookup(frame, n->input(0));
   const jit::Block* taken = nullptr;
+  if (cond.is_traced() && cond.traced_now() && cond.traced_now()->isBool()) {
+    // Computed by the graph, but known now (`self.weight.dtype == torch.float16`):
+    // decided by that value, which the graph checks.
+    auto now = decide_by_value_now(n, cond);
+    if (!now.ok()) return now.status();
+    cond = TraceValue::known(*now);
+  }
   if (cond.is_known() && cond.known_value().isBool()) {
     taken = n->blocks()[cond.known_value().toBool() ? 0 : 1];
   } else if (n->outputs().size() == 1 && n->output()->type()->kind() == c10::TypeKind::BoolType &&
@@ -150,7 +179,13 @@ absl::Status TraceEngine::run_boolean_if(const jit::Node* n, const TraceValue& c
 }
 
 absl::Status TraceEngine::run_loop(const jit::Node* n, Frame& frame) {
-  const TraceValue trip = lookup(frame, n->input(0));
+  TraceValue trip = lookup(frame, n->input(0));
+  if (trip.is_traced() && trip.traced_now() && trip.traced_now()->isInt()) {
+    // `for i in range(self.weight.size(0))`: unrolled for the size it has now.
+    auto now = decide_by_value_now(n, trip);
+    if (!now.ok()) return now.status();
+    trip = TraceValue::known(*now);
+  }
   const TraceValue start = lookup(frame, n->input(1));
   if (!trip.is_known() || !trip.known_value().isInt() || !start.is_known() ||
       !start.known_value().isBool()) {

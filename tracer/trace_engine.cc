@@ -105,8 +105,11 @@ absl::Status TraceEngine::untraceable(const jit::Node* n, absl::string_view what
     }
     absl::StrAppend(&fix, "; or compute the condition from module attributes");
   } else if (fix.empty()) {
-    fix = "a model that does this cannot be traced symbolically (nor by torch.fx); trace the "
-          "modules around it instead";
+    // In the root module's own code, nothing can be made a leaf. (Whether
+    // torch.fx could follow it depends on the construct: Python runs what
+    // TorchScript compiles, so no claim is made here.)
+    fix = "the tracer cannot follow this in the root module's own code; move it into a "
+          "submodule or function and make that a leaf, or trace the modules around it instead";
   }
   return error(n, what, fix);
 }
@@ -207,13 +210,44 @@ absl::Status TraceEngine::run_node(const jit::Node* n, Frame& frame) {
   if (kind == c10::prim::Print || kind == c10::aten::warn) {
     return absl::OkStatus();  // Python prints and warns while torch.fx traces; nothing to record
   }
-  if (kind == c10::prim::SetAttr) {
-    return untraceable(n, absl::StrCat("forward assigns module attribute '", n->s(c10::attr::name),
-                                       "', which cannot be traced"));
+  if (kind == c10::prim::SetAttr) return run_set_attr(n, frame);
+  if (kind == c10::prim::CreateObject) {
+    // An object of a TorchScript class (a context manager such as
+    // torch.no_grad()): followed at trace time, its methods traced.
+    frame.values[n->output()] = TraceValue::object(n->output()->type()->expect<c10::ClassType>());
+    return absl::OkStatus();
+  }
+  if (kind == c10::prim::Enter || kind == c10::prim::Exit) {
+    // `with obj:` calls obj.__enter__() and, at the end of the block,
+    // obj.__exit__(None, None, None): traced like any method.
+    const TraceValue object = lookup(frame, n->input(0));
+    std::vector<TraceValue> arguments;
+    if (kind == c10::prim::Exit) arguments.assign(3, TraceValue());
+    auto result = call_object_method(n, object, kind == c10::prim::Enter ? "__enter__" : "__exit__",
+                                     std::move(arguments));
+    if (!result.ok()) return result.status();
+    frame.values[n->output()] = std::move(*result);
+    return absl::OkStatus();
   }
   if (n->maybeSchema() != nullptr) return run_operator(n, frame);
   return untraceable(n, absl::StrCat("TorchScript construct ", n->kind().toQualString(),
                                      " is not supported by the tracer"));
+}
+
+absl::StatusOr<TraceValue> TraceEngine::call_object_method(const jit::Node* n,
+                                                           const TraceValue& object,
+                                                           const std::string& method,
+                                                           std::vector<TraceValue> inputs) {
+  if (!object.is_object()) {
+    return error(n, absl::StrCat("method '", method, "' is called on a value that is not an object"));
+  }
+  jit::Function* fn = object.object_type()->findMethod(method);
+  if (fn == nullptr) {
+    return error(n, absl::StrCat(object.object_type()->repr_str(), " has no method '", method, "'"));
+  }
+  inputs.insert(inputs.begin(), object);
+  return call_graph(*jit::toGraphFunction(*fn).graph(), nullptr, std::move(inputs),
+                    Context{nullptr, nullptr, fn});
 }
 
 absl::StatusOr<TraceValue> TraceEngine::call_method(const ModuleInfo* self,

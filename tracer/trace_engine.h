@@ -128,8 +128,15 @@ class TraceEngine {
   // An error for what symbolic tracing cannot follow, with how to get past it.
   absl::Status untraceable(const jit::Node* n, absl::string_view what) const;
 
+  // Runs `method` of an object made in the code (TraceValue::object).
+  absl::StatusOr<TraceValue> call_object_method(const jit::Node* n, const TraceValue& object,
+                                                const std::string& method,
+                                                std::vector<TraceValue> inputs);
+
   // ---- trace_attributes.cc: modules and attributes ---------------------------
   absl::Status run_get_attr(const jit::Node* n, Frame& frame);
+  // prim::SetAttr: on an object made in the code; a module's is refused.
+  absl::Status run_set_attr(const jit::Node* n, Frame& frame);
   const ModuleInfo* module_info(const c10::intrusive_ptr<c10::ivalue::Object>& object,
                                 const std::string& qualname);
   Node* parameter_node(const std::string& qualname);
@@ -153,6 +160,9 @@ class TraceEngine {
   // An if on a traced condition that computes a bool without side effects.
   absl::Status run_boolean_if(const jit::Node* n, const TraceValue& cond, Frame& frame);
   absl::Status run_loop(const jit::Node* n, Frame& frame);
+  // The value now of traced `v` (TraceValue's `now`), on which the trace
+  // decides at `n`; the graph asserts that `v` has it when it runs.
+  absl::StatusOr<c10::IValue> decide_by_value_now(const jit::Node* n, const TraceValue& v);
   // The message an `if cond: raise ...` block raises, as far as it is known.
   std::string raise_message(const jit::Block* block) const;
 
@@ -179,6 +189,18 @@ class TraceEngine {
                                const std::vector<TraceValue>& inputs, Frame& frame);
   // Runs `n` on known inputs now (what Python computes while torch.fx traces).
   absl::Status evaluate(const jit::Node* n, const std::vector<c10::IValue>& inputs, Frame& frame);
+  // What `n` computes from `inputs` while tracing, when every input is known
+  // or has a value now (TraceValue's `now`) and `n` reads no tensor's data:
+  // a parameter's dtype, a comparison of it, the grad mode.
+  c10::optional<c10::IValue> value_now(const jit::Node* n,
+                                       const std::vector<TraceValue>& inputs) const;
+  // Notes that `node` may be None at run time when its TorchScript type is
+  // Optional (a leaf's result, an element of a tuple of Optionals).
+  void note_optional(Node* node, const c10::TypePtr& type);
+  // `x is None` at `n` was decided as "not None" for traced `v`: when v may be
+  // None at run time (an Optional argument of forward, a value note_optional
+  // marked), the graph checks it once (kAssertIsNotNoneTarget).
+  absl::Status check_not_none(const jit::Node* n, const TraceValue& v);
 
   // ---- trace_values.cc ---------------------------------------------------------
   // The value as an IValue when it is known at trace time.
@@ -212,6 +234,10 @@ class TraceEngine {
   };
   absl::flat_hash_map<const jit::Node*, Resolved> resolved_;
   absl::flat_hash_map<const c10::TensorImpl*, Node*> tensor_constants_;
+  // Values that may be None at run time (note_optional), and those the graph
+  // already checks are not.
+  absl::flat_hash_set<const Node*> may_be_none_;
+  absl::flat_hash_set<const Node*> checked_not_none_;
   absl::flat_hash_map<std::pair<Node*, int>, Node*> results_;
   // What is being traced, outermost first, for error messages.
   std::vector<Context> context_;

@@ -6,11 +6,17 @@
 // their default dropped and keyword-only ones as kwargs. In-place operators go
 // through the AliasTracker: recorded out of place where nothing can observe the
 // difference, kept in place (impure) where something can.
+#include <algorithm>
+#include <functional>
+#include <iterator>
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "core/naming.h"
 #include "core/printer.h"
@@ -56,6 +62,19 @@ const std::string* functional_variant(const c10::FunctionSchema& schema) {
   return it->second.get();
 }
 
+// The operator's name with its overload, or the overload it is a twin of:
+// TorchScript registers `aten::index.Tensor_hacked_twin` (and index_put,
+// index_put_, _index_put_impl_) with a `Tensor[]` where the original takes
+// `Tensor?[]`, and picks it when no index is None; both compute the same, and
+// the graph records the original, as the model's own TorchScript has it.
+std::string canonical_operator_name(const std::string& name) {
+  absl::string_view rest = name;
+  if (!absl::ConsumeSuffix(&rest, "hacked_twin")) return name;
+  if (!absl::ConsumeSuffix(&rest, "_")) absl::ConsumeSuffix(&rest, ".");
+  const std::string original(rest);
+  return find_operator(original).ok() ? original : name;
+}
+
 // The target an operator is recorded under: its exact overload, except that
 // operators on Python values (no tensor among the parameters: ints, floats,
 // lists, strings) that stand for Python's operators are recorded as those, as
@@ -67,7 +86,7 @@ std::string python_level_target(const c10::FunctionSchema& schema) {
   if (name == "prim::TupleIndex" || name == "aten::__getitem__") return std::string(kGetItemTarget);
   if (name == "aten::__not__") return std::string(kNotTarget);
   for (const c10::Argument& param : schema.arguments()) {
-    if (type_contains_tensor(param.type())) return operator_name(schema);
+    if (type_contains_tensor(param.type())) return canonical_operator_name(operator_name(schema));
   }
   for (const PythonOperator& op : python_operators()) {
     if (op.kind == PythonOperator::Kind::kInplace) continue;
@@ -76,6 +95,67 @@ std::string python_level_target(const c10::FunctionSchema& schema) {
     }
   }
   return operator_name(schema);
+}
+
+// Operators that read only a tensor's metadata (dtype, device, layout,
+// sizes, kind of storage), which is known while tracing for a parameter.
+bool reads_only_metadata(c10::Symbol kind) {
+  static const auto* kinds = [] {
+    auto* set = new absl::flat_hash_set<c10::Symbol>();
+    for (const char* name :
+         {"prim::dtype", "prim::device", "prim::layout", "aten::size", "aten::dim", "aten::numel",
+          "aten::len", "aten::stride", "aten::is_floating_point", "aten::is_complex",
+          "aten::is_signed", "prim::is_cuda", "prim::is_cpu", "prim::is_xpu", "prim::is_sparse",
+          "prim::is_sparse_csr", "prim::is_mkldnn", "prim::is_mps", "prim::is_quantized",
+          "prim::is_meta", "prim::is_nested", "prim::is_vulkan", "prim::is_ipu", "prim::is_ort",
+          "prim::requires_grad"}) {
+      set->insert(c10::Symbol::fromQualString(name));
+    }
+    return set;
+  }();
+  return kinds->contains(kind);
+}
+
+// Operators that read the state of the process when the graph runs (the
+// grad mode, autocast), whose value while tracing is known.
+bool reads_process_state(c10::Symbol kind) {
+  static const c10::Symbol kinds[] = {
+      c10::Symbol::fromQualString("aten::is_grad_enabled"),
+      c10::Symbol::fromQualString("aten::is_autocast_enabled"),
+      c10::Symbol::fromQualString("aten::is_autocast_cpu_enabled"),
+  };
+  return std::find(std::begin(kinds), std::end(kinds), kind) != std::end(kinds);
+}
+
+// What the ints of a comparison stand for when one side is a dtype or a
+// layout (`x.dtype == torch.float16`, `x.dtype in [torch.float16,
+// torch.bfloat16]`, which TorchScript compiles to comparisons of ints):
+// ScalarType or Layout, else nullptr.
+c10::TypePtr enum_compared_in(const c10::FunctionSchema& schema,
+                              const std::vector<Argument>& values) {
+  const std::string& name = schema.name();
+  if (name != "aten::eq" && name != "aten::ne" && name != "aten::__contains__") return nullptr;
+  c10::TypePtr kind;
+  std::function<void(const Argument&)> visit = [&](const Argument& a) {
+    if (a.is_dtype() || (a.is_node() && a.to_node()->target() == "prim::dtype")) {
+      kind = c10::ScalarTypeType::get();
+    } else if (a.is_layout() || (a.is_node() && a.to_node()->target() == "prim::layout")) {
+      kind = c10::LayoutType::get();
+    } else if (a.is_sequence()) {
+      for (const Argument& e : a.elements()) visit(e);
+    }
+  };
+  for (const Argument& v : values) visit(v);
+  return kind;
+}
+
+// `a` with its ints (in lists too) written as what they stand for.
+Argument ints_as(const Argument& a, const c10::TypePtr& kind) {
+  if (a.is_int()) return int_as_literal(a.to_int(), kind);
+  if (!a.is_sequence()) return a;
+  std::vector<Argument> items;
+  for (const Argument& e : a.elements()) items.push_back(ints_as(e, kind));
+  return a.with_elements(std::move(items));
 }
 
 }  // namespace
@@ -110,11 +190,18 @@ absl::Status TraceEngine::run_operator(const jit::Node* n, Frame& frame) {
     return absl::OkStatus();
   }
 
-  // `x is None` on a traced value: a traced value is never None.
+  // `x is None` on a traced value: the trace takes the path for a value, as
+  // torch.fx does (a Proxy is never None). When the value may be None at run
+  // time (an Optional argument of forward, an Optional result of a leaf), the
+  // graph checks that it is not, so that a call without it fails instead of
+  // computing what the model computes for another input.
   if ((n->kind() == c10::aten::__is__ || n->kind() == c10::aten::__isnot__) && inputs.size() == 2) {
     auto none = [](const TraceValue& v) { return v.is_none(); };
     auto traced = [](const TraceValue& v) { return !v.is_known(); };
     if ((none(inputs[0]) && traced(inputs[1])) || (traced(inputs[0]) && none(inputs[1]))) {
+      if (absl::Status s = check_not_none(n, none(inputs[0]) ? inputs[1] : inputs[0]); !s.ok()) {
+        return s;
+      }
       frame.values[n->output()] = TraceValue::known(n->kind() == c10::aten::__isnot__);
       return absl::OkStatus();
     }
@@ -125,7 +212,9 @@ absl::Status TraceEngine::run_operator(const jit::Node* n, Frame& frame) {
   // (`out is None` for an Optional[Tensor] argument left out, sizes from
   // module attributes, `self.training and ...`). What a value's declared type
   // allows does not matter, only what it is.
-  bool evaluable = true;
+  // Operators with effects (setting the grad mode) or that read the state of
+  // the process (is_grad_enabled) are recorded: the graph does it when it runs.
+  bool evaluable = !n->hasSideEffects();
   std::vector<c10::IValue> values;
   for (size_t i = 0; i < inputs.size() && evaluable; ++i) {
     auto c = as_known(inputs[i], n->input(i)->type());
@@ -171,6 +260,9 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
     if (!a.ok()) return error(n, a.status().message());
     values.push_back(std::move(*a));
   }
+  if (const c10::TypePtr kind = enum_compared_in(schema, values)) {
+    for (Argument& v : values) v = ints_as(v, kind);
+  }
   Arguments args;
   Kwargs kwargs;
   split_call_arguments(params, 0, schema.is_vararg(), values, &args, &kwargs);
@@ -189,40 +281,119 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
                       aliases_.may_functionalize(mutated);
     if (safe) {
       if (const std::string* functional = functional_variant(schema)) {
-        target = *functional;
+        target = canonical_operator_name(*functional);
         functionalized = true;
       }
     }
   }
 
   Node* node = tracer_.create_proxy(Op::kCallFunction, target, std::move(args), std::move(kwargs));
-  if (mutable_schema && !functionalized) node->set_impure(true);
+  if ((mutable_schema && !functionalized) || n->hasSideEffects()) node->set_impure(true);
   if (mutated != nullptr) aliases_.record_update(mutated, node);
 
-  // Remember views, so that in-place operators on them stay in place.
+  // Remember views, so that in-place operators on them stay in place: a
+  // result in an alias set of an argument (`Tensor(a)`), or a list of such
+  // (`Tensor(a)[]`: split, chunk, unbind), whose elements are then views too.
   if (!functionalized && !schema.returns().empty()) {
     const c10::AliasInfo* ret_alias = schema.returns()[0].alias_info();
     if (ret_alias != nullptr && !ret_alias->isWrite()) {
+      std::vector<c10::Symbol> ret_sets(ret_alias->beforeSets().begin(),
+                                        ret_alias->beforeSets().end());
+      for (const c10::AliasInfo& element : ret_alias->containedTypes()) {
+        ret_sets.insert(ret_sets.end(), element.beforeSets().begin(), element.beforeSets().end());
+      }
       for (size_t i = 0; i < params.size() && i < values.size(); ++i) {
         const c10::AliasInfo* a = params[i].alias_info();
         if (a == nullptr || !values[i].is_node()) continue;
         bool shared = false;
-        for (const auto& set : ret_alias->beforeSets()) shared = shared || a->beforeSets().count(set);
+        for (const c10::Symbol& set : ret_sets) shared = shared || a->beforeSets().count(set);
         if (!shared) continue;
         aliases_.record_view(node, values[i].to_node());
       }
     }
   }
 
+  // An element of a list or tuple of views (`x.chunk(2)[0]`, whose schema
+  // says only `t(*)`) is a view of their base.
+  if (target == kGetItemTarget && !values.empty() && values[0].is_node()) {
+    aliases_.record_element(node, values[0].to_node());
+  }
+  // Results that may be an input itself or share its storage although the
+  // schema does not say so (atleast_2d, type_as, dropout, einsum, ...).
+  if (!functionalized && may_share_an_input(schema.name())) {
+    for (const Argument& v : values) {
+      for_each_node(v, [&](Node* input) { aliases_.record_view(node, input); });
+    }
+  }
+
   const size_t outs = n->outputs().size();
   if (outs == 1) {
-    frame.values[n->output()] = TraceValue::traced(node);
+    note_optional(node, n->output()->type());  // `d.get(k)`, an element of a tuple of Optionals
+    frame.values[n->output()] = TraceValue::traced(node, value_now(n, inputs));
   } else {
     node->meta().set(kNumResultsKey, static_cast<int64_t>(outs));
     for (size_t i = 0; i < outs; ++i) {
       frame.values[n->outputs()[i]] = TraceValue::result(node, static_cast<int>(i));
     }
   }
+  return absl::OkStatus();
+}
+
+c10::optional<c10::IValue> TraceEngine::value_now(const jit::Node* n,
+                                                 const std::vector<TraceValue>& inputs) const {
+  if (n->outputs().size() != 1 || type_contains_tensor(n->output()->type())) return c10::nullopt;
+  const bool reads_state = reads_process_state(n->kind());
+  if (n->hasSideEffects() && !reads_state) return c10::nullopt;
+  const bool reads_metadata = reads_only_metadata(n->kind());
+  torch::jit::Stack stack;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    c10::optional<c10::IValue> v;
+    if (inputs[i].is_traced()) {
+      v = inputs[i].traced_now();
+    } else {
+      v = as_known(inputs[i], n->input(i)->type());
+    }
+    // Only a tensor's metadata is known while tracing, never its data.
+    if (!v || (!reads_metadata && type_contains_tensor(v->type()))) return c10::nullopt;
+    stack.push_back(std::move(*v));
+  }
+  try {
+    n->getOperation()(stack);
+  } catch (const std::exception&) {
+    return c10::nullopt;
+  }
+  if (stack.size() != 1) return c10::nullopt;
+  return std::move(stack.back());
+}
+
+void TraceEngine::note_optional(Node* n, const c10::TypePtr& type) {
+  if (type != nullptr && type->kind() == c10::TypeKind::OptionalType) may_be_none_.insert(n);
+}
+
+absl::Status TraceEngine::check_not_none(const jit::Node* n, const TraceValue& v) {
+  if (!v.is_traced() && !v.is_result()) return absl::OkStatus();  // a list, dict, module: never None
+  auto a = to_argument(v, nullptr);
+  if (!a.ok()) return error(n, a.status().message());
+  if (!a->is_node()) return absl::OkStatus();
+  Node* value = a->to_node();
+  const MetaValue* declared = value->meta().find(kTorchScriptTypeKey);
+  const bool optional_input = value->op() == Op::kPlaceholder && declared != nullptr &&
+                              declared->is_string() &&
+                              absl::StartsWith(declared->to_string(), "Optional[");
+  if (!optional_input && !may_be_none_.contains(value)) return absl::OkStatus();
+  if (!checked_not_none_.insert(value).second) return absl::OkStatus();
+  const std::string where = source_of(n, /*file_name_only=*/true);
+  std::string message;
+  if (optional_input) {
+    message = absl::StrCat(
+        value->target(), " was traced as given (not None)", where.empty() ? "" : " at ", where,
+        "; to call the graph without it, trace with --concrete-args=", value->target(),
+        "=None (C++: TraceOptions::concrete_args)");
+  } else {
+    message = absl::StrCat(value->name(), " is None, but was traced as not None",
+                           where.empty() ? "" : " at ", where);
+  }
+  tracer_.create_proxy(Op::kCallFunction, kAssertIsNotNoneTarget, {value, message}, {});
   return absl::OkStatus();
 }
 

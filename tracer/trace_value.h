@@ -12,7 +12,11 @@
 //                a tensor constant); `attribute` names the module attribute it
 //                was read from, when it was;
 //   Traced       a value of the graph being built: an Argument holding Nodes
-//                (a node, or a tuple/list/dict of nodes and literals);
+//                (a node, or a tuple/list/dict of nodes and literals); `now`
+//                is its value while tracing when that is known although the
+//                graph computes it at run time (a parameter, its dtype, the
+//                grad mode): a condition on it is decided by that value, and
+//                the graph checks the condition still holds;
 //   Module       a module of the hierarchy (`self.layer1`), which can be called
 //                or have attributes read, but is not a value of the graph;
 //   List         a mutable list built in the code (`out = []`, `out.append(x)`),
@@ -20,7 +24,11 @@
 //   Dict         a mutable dict built in the code (`d = {}`, `d["a"] = x`),
 //                with the same sharing, keys in insertion order;
 //   Tuple        a tuple built in the code, elements kept as trace values
-//                (a tuple of modules and lists unpacks back to them);
+//                (a tuple of modules and lists unpacks back to them); `type`
+//                is its NamedTuple type when it is one;
+//   Object       an object of a TorchScript class made in the code (the
+//                context manager of `with torch.no_grad():`), its attributes
+//                as trace values, shared by every name bound to it;
 //   NodeResult   result `index` of a node with several results (`values,
 //                indices = x.max(1)`): becomes an `operator.getitem` node only
 //                when used on its own.
@@ -55,6 +63,7 @@ struct Known {
 
 struct Traced {
   Argument argument;  // holds at least one Node
+  c10::optional<c10::IValue> now;
 };
 
 struct ModuleValue {
@@ -72,6 +81,12 @@ struct DictValue {
 
 struct TupleValue {
   std::shared_ptr<const std::vector<TraceValue>> items;
+  c10::TupleTypePtr type;  // a NamedTuple's type, or nullptr
+};
+
+struct ObjectValue {
+  c10::ClassTypePtr type;
+  std::shared_ptr<std::vector<TraceValue>> slots;  // by attribute slot
 };
 
 struct NodeResult {
@@ -87,7 +102,9 @@ class TraceValue {
   static TraceValue known(c10::IValue value, const std::string* attribute = nullptr) {
     return TraceValue(Known{std::move(value), attribute});
   }
-  static TraceValue traced(Argument argument) { return TraceValue(Traced{std::move(argument)}); }
+  static TraceValue traced(Argument argument, c10::optional<c10::IValue> now = c10::nullopt) {
+    return TraceValue(Traced{std::move(argument), std::move(now)});
+  }
   static TraceValue module(const ModuleInfo* module) { return TraceValue(ModuleValue{module}); }
   static TraceValue list(std::vector<TraceValue> items) {
     return TraceValue(ListValue{std::make_shared<std::vector<TraceValue>>(std::move(items))});
@@ -96,8 +113,13 @@ class TraceValue {
     return TraceValue(DictValue{
         std::make_shared<std::vector<std::pair<c10::IValue, TraceValue>>>(std::move(items))});
   }
-  static TraceValue tuple(std::vector<TraceValue> items) {
-    return TraceValue(TupleValue{std::make_shared<const std::vector<TraceValue>>(std::move(items))});
+  static TraceValue tuple(std::vector<TraceValue> items, c10::TupleTypePtr named = nullptr) {
+    return TraceValue(TupleValue{std::make_shared<const std::vector<TraceValue>>(std::move(items)),
+                                 std::move(named)});
+  }
+  static TraceValue object(c10::ClassTypePtr type) {
+    const size_t slots = type->numAttributes();
+    return TraceValue(ObjectValue{std::move(type), std::make_shared<std::vector<TraceValue>>(slots)});
   }
   static TraceValue result(Node* node, int index) { return TraceValue(NodeResult{node, index}); }
 
@@ -108,17 +130,24 @@ class TraceValue {
   bool is_dict() const { return std::holds_alternative<DictValue>(value_); }
   bool is_tuple() const { return std::holds_alternative<TupleValue>(value_); }
   bool is_result() const { return std::holds_alternative<NodeResult>(value_); }
+  bool is_object() const { return std::holds_alternative<ObjectValue>(value_); }
 
   // Accessors; each requires the matching alternative.
   const Known& as_known() const { return std::get<Known>(value_); }
   const c10::IValue& known_value() const { return std::get<Known>(value_).value; }
   const Argument& traced_argument() const { return std::get<Traced>(value_).argument; }
+  // The value while tracing of a traced value, when known (see Traced).
+  const c10::optional<c10::IValue>& traced_now() const { return std::get<Traced>(value_).now; }
   const ModuleInfo* module_info() const { return std::get<ModuleValue>(value_).module; }
   std::vector<TraceValue>& list_items() const { return *std::get<ListValue>(value_).items; }
   std::vector<std::pair<c10::IValue, TraceValue>>& dict_items() const {
     return *std::get<DictValue>(value_).items;
   }
   const std::vector<TraceValue>& tuple_items() const { return *std::get<TupleValue>(value_).items; }
+  // The NamedTuple type of a tuple, or nullptr.
+  const c10::TupleTypePtr& tuple_type() const { return std::get<TupleValue>(value_).type; }
+  const c10::ClassTypePtr& object_type() const { return std::get<ObjectValue>(value_).type; }
+  std::vector<TraceValue>& object_slots() const { return *std::get<ObjectValue>(value_).slots; }
   const NodeResult& result_of() const { return std::get<NodeResult>(value_); }
 
   // True for a known None.
@@ -127,8 +156,8 @@ class TraceValue {
   bool same_container(const TraceValue& other) const;
 
  private:
-  using Variant =
-      std::variant<Known, Traced, ModuleValue, ListValue, DictValue, TupleValue, NodeResult>;
+  using Variant = std::variant<Known, Traced, ModuleValue, ListValue, DictValue, TupleValue,
+                               NodeResult, ObjectValue>;
   template <typename T>
   explicit TraceValue(T value) : value_(std::move(value)) {}
   Variant value_;
@@ -140,6 +169,9 @@ inline bool TraceValue::same_container(const TraceValue& other) const {
   }
   if (is_dict() && other.is_dict()) {
     return std::get<DictValue>(value_).items == std::get<DictValue>(other.value_).items;
+  }
+  if (is_object() && other.is_object()) {
+    return std::get<ObjectValue>(value_).slots == std::get<ObjectValue>(other.value_).slots;
   }
   return false;
 }

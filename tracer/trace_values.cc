@@ -50,6 +50,9 @@ c10::optional<c10::IValue> TraceEngine::as_known(const TraceValue& v,
       if (!c) return c10::nullopt;
       items.push_back(std::move(*c));
     }
+    if (v.tuple_type() != nullptr) {
+      return c10::IValue(c10::ivalue::Tuple::createNamed(std::move(items), v.tuple_type()));
+    }
     return c10::IValue(c10::ivalue::Tuple::create(std::move(items)));
   }
   if (v.is_dict()) {
@@ -107,7 +110,11 @@ absl::StatusOr<Argument> TraceEngine::known_to_argument(const c10::IValue& v,
       if (!a.ok()) return a.status();
       items.push_back(std::move(*a));
     }
-    return v.isTuple() ? Argument::Tuple(std::move(items)) : Argument::List(std::move(items));
+    if (!v.isTuple()) return Argument::List(std::move(items));
+    if (auto named = named_tuple_of(v.toTupleRef().type())) {
+      return Argument::NamedTuple(named->first, named->second, std::move(items));
+    }
+    return Argument::Tuple(std::move(items));
   }
   return ivalue_to_argument(v, type);
 }
@@ -134,7 +141,12 @@ absl::StatusOr<Argument> TraceEngine::to_argument(const TraceValue& v, const c10
     }
     return Argument::List(std::move(items));
   }
-  if (v.is_tuple()) return tuple_to_argument(v.tuple_items(), type);
+  if (v.is_tuple()) return tuple_to_argument(v.tuple_items(), v.tuple_type() ? v.tuple_type() : type);
+  if (v.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "an object of TorchScript class ", v.object_type()->repr_str(),
+        " is used as a value; only its methods and attributes can be traced"));
+  }
   // A dict: string keys (a graph's dicts are Python's keyword-style dicts).
   const auto* dict_type = type ? type->castRaw<c10::DictType>() : nullptr;
   Kwargs items;
@@ -176,7 +188,9 @@ TraceValue TraceEngine::from_argument(const Argument& a, const c10::TypePtr& typ
     for (size_t i = 0; i < a.elements().size(); ++i) {
       items.push_back(from_argument(a.elements()[i], element_type(i)));
     }
-    return a.is_list() ? TraceValue::list(std::move(items)) : TraceValue::tuple(std::move(items));
+    if (a.is_list()) return TraceValue::list(std::move(items));
+    auto named = t ? t->cast<c10::TupleType>() : nullptr;
+    return TraceValue::tuple(std::move(items), named && named->name() ? named : nullptr);
   }
   if (a.is_dict()) {
     std::vector<std::pair<c10::IValue, TraceValue>> items;

@@ -183,7 +183,16 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
       continue;
     }
     // torch.fx's concrete_args: the value decides the trace, and the graph
-    // checks at run time that the argument still has it.
+    // checks at run time that the argument still has it. A Tensor argument
+    // cannot be fixed to a Python value (libtorch would make a tensor of it).
+    c10::TypePtr fixed_type = a.type();
+    if (auto optional = fixed_type->cast<c10::OptionalType>()) fixed_type = optional->getElementType();
+    if (fixed_type->kind() == c10::TypeKind::TensorType && !concrete->is_none()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "concrete_args: argument '", a.name(), "' of ", options_.method, " is a ",
+          a.type()->annotation_str(), ", which concrete_args cannot fix to ", python_repr(*concrete),
+          " (they fix arguments of type bool, int, float, str or None)"));
+    }
     auto known = argument_to_ivalue(*concrete, a.type());
     if (!known.ok()) {
       return absl::InvalidArgumentError(

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/printer.h"
 #include "core/testing/graph_listing.h"
+#include "runtime/execution_plan.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
@@ -399,6 +400,13 @@ TEST(TracerTest, ConcreteArgsSpecialiseAndCheckAsTorchFxDoes) {
   EXPECT_THAT(std::string(unknown.status().message()),
               HasSubstr("concrete_args names 'use_c', which forward does not take (did you mean "
                         "'use_b'?)"));
+
+  // A Tensor argument is no Python value to fix (libtorch would make a tensor of True).
+  options.concrete_args = {{"x", true}};
+  auto tensor = Tracer(options).trace(testing::load_fixture("bool_arg.pt"));
+  EXPECT_THAT(std::string(tensor.status().message()),
+              HasSubstr("concrete_args: argument 'x' of forward is a Tensor, which concrete_args "
+                        "cannot fix to True"));
 }
 
 TEST(TracerTest, CompoundInputChecksBecomeOneAssertion) {
@@ -410,6 +418,56 @@ TEST(TracerTest, CompoundInputChecksBecomeOneAssertion) {
   auto wrong = gm({at::rand({2, 3, 4, 5})});
   ASSERT_FALSE(wrong.ok());
   EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("assertion failed"));
+}
+
+// A module compiled from TorchScript source, with a parameter `weight`.
+torch::jit::Module module_with_weight(const at::Tensor& weight, const std::string& forward) {
+  torch::jit::Module m("__torch__.WithWeight");
+  m.register_parameter("weight", weight, /*is_buffer=*/false);
+  m.define(forward);
+  return m;
+}
+
+// A loop over a parameter's size (its sizes are known while tracing) is
+// unrolled for the size it has, and the graph checks the size still is that.
+TEST(TracerTest, LoopsOverAParametersSizeAreUnrolledAndChecked) {
+  torch::jit::Module m = module_with_weight(at::ones({3}), R"(
+def forward(self, x):
+    for i in range(self.weight.size(0)):
+        x = x * 2.0 + self.weight[i]
+    return x
+)");
+  auto gm = Tracer().trace(m);
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  EXPECT_EQ(gm->graph().find_nodes(Op::kCallFunction, "aten::mul.Scalar").size(), 3u)
+      << format_graph(gm->graph());
+  testing::expect_runs_like_the_module(*gm, m, {at::randn({3})});
+  m.setattr("weight", at::ones({4}));
+  auto plan = ExecutionPlan::compile(*gm);  // reads the parameter afresh
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  auto refused = (*plan)->run({at::randn({3})});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("trace the model again"));
+}
+
+// `x.dtype == torch.float32` on a parameter: decided, and the comparison the
+// graph checks is written with the dtype, not TorchScript's int 6.
+TEST(TracerTest, ConditionsOnAParametersDtypeCompareDtypes) {
+  // (6 is torch.float32, as TorchScript compiles it; C++'s define has no
+  // resolver for `torch.float32`.)
+  torch::jit::Module m = module_with_weight(at::ones({3}), R"(
+def forward(self, x):
+    if self.weight.dtype == 6:
+        x = x + self.weight
+    return x
+)");
+  auto gm = Tracer().trace(m);
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  const auto eq = gm->graph().find_nodes(Op::kCallFunction, "operator.eq");
+  ASSERT_EQ(eq.size(), 1u) << format_graph(gm->graph());
+  EXPECT_EQ(eq[0]->args().at(1), Argument(c10::ScalarType::Float));
+  EXPECT_THAT(gm->code(), HasSubstr("eq = dtype == torch.float32"));
+  testing::expect_runs_like_the_module(*gm, m, {at::randn({3})});
 }
 
 }  // namespace

@@ -12,8 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "core/printer.h"
 #include "core/well_known.h"
-#include "passes/shape_prop/meta_kernels.h"
 #include "runtime/interpreter.h"
+#include "runtime/meta_device.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 
@@ -75,70 +75,6 @@ MetaValue value_meta(const c10::IValue& v, const c10::Device& meta_means, bool* 
     return items;
   }
   return MetaValue();
-}
-
-// A tensor of `t`'s sizes, strides and dtype on the meta device, a leaf where
-// `t` is one and an autograd result where `t` is (in-place operators accept
-// the one only when they accept the other).
-at::Tensor meta_like(const at::Tensor& t) {
-  const at::TensorOptions options = t.options().device(c10::kMeta);
-  if (!t.requires_grad() || t.is_leaf()) {
-    at::Tensor m = at::empty_strided(t.sizes(), t.strides(), options);
-    return t.requires_grad() ? m.requires_grad_(true) : m;
-  }
-  int64_t extent = 1;  // elements the strides reach
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.size(d) == 0) extent = 0;
-  }
-  for (int64_t d = 0; extent > 0 && d < t.dim(); ++d) extent += (t.size(d) - 1) * t.stride(d);
-  return at::empty({extent}, options).requires_grad_(true).clone().as_strided(t.sizes(),
-                                                                               t.strides());
-}
-
-// `v` with its tensors replaced by meta_like ones (quantized and sparse ones
-// stay).
-c10::IValue to_meta(const c10::IValue& v) {
-  if (v.isTensor()) {
-    const at::Tensor& t = v.toTensor();
-    if (!t.defined() || t.is_meta() || t.layout() != c10::kStrided || t.is_quantized()) return v;
-    return meta_like(t);
-  }
-  if (v.isTuple()) {
-    std::vector<c10::IValue> items;
-    for (const c10::IValue& item : v.toTupleRef().elements()) items.push_back(to_meta(item));
-    return c10::ivalue::Tuple::create(std::move(items));
-  }
-  if (v.isList()) {
-    c10::impl::GenericList list = v.toList();
-    c10::impl::GenericList out(list.elementType());
-    out.reserve(list.size());
-    for (const c10::IValue& item : list) out.push_back(to_meta(item));
-    return out;
-  }
-  if (v.isGenericDict()) {
-    c10::impl::GenericDict dict = v.toGenericDict();
-    c10::impl::GenericDict out(dict.keyType(), dict.valueType());
-    for (const auto& entry : dict) out.insert(entry.key(), to_meta(entry.value()));
-    return out;
-  }
-  return v;
-}
-
-// A copy of a module object sharing its class and methods, with its tensors
-// on the meta device; submodules copied alike (once each, by `copies`).
-c10::intrusive_ptr<c10::ivalue::Object> meta_object(
-    const c10::intrusive_ptr<c10::ivalue::Object>& object,
-    absl::flat_hash_map<const c10::ivalue::Object*, c10::intrusive_ptr<c10::ivalue::Object>>&
-        copies) {
-  if (auto it = copies.find(object.get()); it != copies.end()) return it->second;
-  c10::intrusive_ptr<c10::ivalue::Object> copy = object->copy();
-  copies.emplace(object.get(), copy);
-  for (size_t i = 0; i < copy->slots().size(); ++i) {
-    const c10::IValue slot = copy->getSlot(i);
-    copy->setSlot(i, slot.isObject() ? c10::IValue(meta_object(slot.toObject(), copies))
-                                     : to_meta(slot));
-  }
-  return copy;
 }
 
 // The device tensors computed on the meta device would have had in the real
@@ -207,7 +143,8 @@ class ShadowRun : public Interpreter {
     const Graph& graph = module.graph();
     graph.ensure_order();
     for (const Node* n : graph.nodes()) {
-      const bool check = n->target() == kAssertTarget || n->target() == kAssertIsNoneTarget;
+      const bool check = n->target() == kAssertTarget || n->target() == kAssertIsNoneTarget ||
+                         n->target() == kAssertIsNotNoneTarget;
       if (is_call(*n) && n->is_impure() && !check) in_place_.push_back(n);
     }
   }
@@ -303,8 +240,7 @@ absl::Status propagate_on_meta(GraphModule& module, const std::vector<c10::IValu
                                Results& results, std::vector<std::string>& fallbacks) {
   ensure_meta_kernels();
   // The module's state on the meta device, its classes and methods shared.
-  absl::flat_hash_map<const c10::ivalue::Object*, c10::intrusive_ptr<c10::ivalue::Object>> copies;
-  torch::jit::Module meta_root(meta_object(module.root()._ivalue(), copies));
+  torch::jit::Module meta_root = module_on_meta(module.root());
   NodeMap copy_of;
   GraphModule meta_module(meta_root, module.graph().copy(&copy_of), module.class_name());
   for (const auto& [name, value] : module.own_attributes()) {

@@ -46,9 +46,10 @@
 // strides, no data, so every operator only computes its output's metadata
 // (ResNet-18: milliseconds instead of a second; convolution and batch norm,
 // whose meta kernels PyTorch registers from Python only, get C++ ones from
-// meta_kernels.h). A node the meta device cannot run (an operator without a meta kernel, an
-// output whose shape depends on data, as `nonzero`, a value read out of a
-// tensor, as `item()`, a leaf function or submodule that fails) is computed
+// runtime/meta_device.h). A node the meta device cannot run (an operator
+// without a meta kernel, an output whose shape depends on data, as
+// `nonzero`, a value read out of a tensor, as `item()`, a leaf function or
+// submodule that fails) is computed
 // on real CPU tensors instead: the real values of the nodes it depends on are
 // computed from the example inputs (only those nodes, and each once), so its
 // result is exact, and it continues on the meta device. Such nodes are listed

@@ -2,12 +2,17 @@
 #include "tests/testing/fxrun_process.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "tests/testing/runfiles.h"
 
 namespace fx {
@@ -27,6 +32,33 @@ FxrunResult run_fxrun(const std::string& args, const std::string& env) {
   if (r.exit_code == 124) r.exit_code = -1;  // timeout's status
   r.err = read_file(err_path);
   return r;
+}
+
+void expect_one_error_line(const FxrunResult& r, const std::string& message,
+                           const std::string& what) {
+  EXPECT_EQ(r.exit_code, 1) << what << ": " << r.err.substr(0, 2000);
+  EXPECT_THAT(r.err, ::testing::StartsWith("fxrun: error: ")) << what;
+  EXPECT_THAT(r.err, ::testing::HasSubstr(message)) << what;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << what << ": " << r.err.substr(0, 2000);
+}
+
+std::string temporary_path(const std::string& name) {
+  return absl::StrCat(getenv("TEST_TMPDIR"), "/", name);
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+int start_fxrun(const std::string& args) {
+  const std::string command =
+      absl::StrCat("exec ", runfile("tools/fxrun"), " ", args, " >/dev/null 2>&1");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
 }
 
 }  // namespace testing

@@ -24,6 +24,22 @@ struct FxrunResult {
 // takes them (`PATH=/empty`).
 FxrunResult run_fxrun(const std::string& args, const std::string& env = "");
 
+// Expects `r` to be fxrun's answer to a bad input: exit status 1 and one line
+// `fxrun: error: ...` holding `message`. `what` names the case in failures.
+void expect_one_error_line(const FxrunResult& r, const std::string& message,
+                           const std::string& what);
+
+// `name` in the test's temporary directory ($TEST_TMPDIR).
+std::string temporary_path(const std::string& name);
+
+// Writes `bytes` to `path`, replacing it.
+void write_file(const std::string& path, const std::string& bytes);
+
+// Starts `tools/fxrun <args>` (shell syntax; standard output and error to
+// /dev/null) without waiting: its process id, for kill(2) and waitpid(2);
+// -1 when it cannot start.
+int start_fxrun(const std::string& args);
+
 }  // namespace testing
 }  // namespace fx
 

@@ -45,6 +45,16 @@ const std::vector<std::string>& real_model_names() {
       "mlp_bn1d",
       "conv_no_bias",
       "tensor_product",
+      "optional_default_bias",
+      "cross_attention",
+      "returns_input_inplace",
+      "hooked_leaves",
+      "dtype_literals",
+      "advanced_indexing",
+      "regnet_small",
+      "no_grad_teacher",
+      "t5_feed_forward",
+      "named_tuple_heads",
   };
   return *names;
 }
@@ -52,6 +62,8 @@ const std::vector<std::string>& real_model_names() {
 TraceOptions real_model_trace_options(const std::string& name) {
   TraceOptions options;
   if (name == "bool_arg") options.concrete_args = {{"use_b", false}};
+  // Called without its Optional `bias` (as saved): torch.fx's concrete_args.
+  if (name == "optional_default_bias") options.concrete_args = {{"bias", Argument()}};
   return options;
 }
 

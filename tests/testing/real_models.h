@@ -18,7 +18,8 @@ const std::vector<std::string>& real_model_names();
 
 // Default options, except where a model needs something a user would give:
 // `bool_arg` branches on its argument `use_b`, saved as False, and traces with
-// concrete_args use_b=False (as torch.fx does).
+// concrete_args use_b=False (as torch.fx does); `optional_default_bias` is
+// called without its Optional `bias` and traces with bias=None.
 TraceOptions real_model_trace_options(const std::string& name);
 
 }  // namespace testing

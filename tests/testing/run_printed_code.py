@@ -13,10 +13,13 @@ tests/printed_code_test.cc):
   inputs.pt      torch.save'd tuple of forward's inputs
   expected.pt    torch.save'd (outputs, inputs after the run) of the
                  TorchScript model on those inputs
+  named_tuples.txt  the NamedTuples among the outputs, one a line: the
+                 indices that reach it (space-separated), a tab, its class
+                 and field names (pickling loses them from expected.pt)
 The code runs with what torch.fx's generated code has in its globals: torch,
-typing, operator, math, torchvision, and the functions of the given Python
-sources (where user functions made leaves are defined, as torch.fx's code
-refers to wrapped functions by name).
+typing, operator, math, torchvision, and the functions and classes of the
+given Python sources (where user functions made leaves and NamedTuples are
+defined, as torch.fx's code refers to them by name).
 
 Prints `ok NAME` or `FAIL NAME: why` per case; exits 1 when any case fails.
 """
@@ -120,6 +123,22 @@ def equal(a, b, path="output"):
     return None if a == b else "%s: %r vs %r" % (path, a, b)
 
 
+def named_tuples_differ(outputs, listing):
+    """Why the NamedTuples `listing` names are not in `outputs` as such, or None."""
+    for line in listing.splitlines():
+        path, _, spec = line.partition("\t")
+        cls, *fields = spec.split()
+        value, where = outputs, "output"
+        for i in path.split():
+            value, where = value[int(i)], "%s[%s]" % (where, i)
+        name = cls.rsplit(".", 1)[-1]
+        if type(value).__name__ != name or tuple(getattr(value, "_fields", ())) != tuple(fields):
+            return "%s: a %s%s, not the NamedTuple %s%s" % (
+                where, type(value).__name__, tuple(getattr(value, "_fields", ())), name,
+                tuple(fields))
+    return None
+
+
 def load_sources(paths):
     names = {}
     for path in paths:
@@ -155,7 +174,10 @@ def run_case(case, user_functions):
     # With autograd on, as the C++ side ran the model (torch 1.13's scripted
     # MultiheadAttention takes a native fast path under no_grad).
     outputs = scope["forward"](Self(root, constants), *inputs)
-    return equal(outputs, expected_outputs) or equal(inputs, list(expected_inputs), "inputs")
+    listing_path = os.path.join(case, "named_tuples.txt")
+    listing = open(listing_path).read() if os.path.exists(listing_path) else ""
+    return (equal(outputs, expected_outputs) or named_tuples_differ(outputs, listing)
+            or equal(inputs, list(expected_inputs), "inputs"))
 
 
 def main():

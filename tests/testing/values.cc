@@ -20,11 +20,30 @@ bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why) {
       *why = "tensor shapes differ";
       return false;
     }
+    if (a.toTensor().scalar_type() != b.toTensor().scalar_type()) {
+      *why = std::string("tensor dtypes differ: ") + c10::toString(a.toTensor().scalar_type()) +
+             " vs " + c10::toString(b.toTensor().scalar_type());
+      return false;
+    }
     if (!at::allclose(a.toTensor().to(at::kDouble), b.toTensor().to(at::kDouble), 1e-4, 1e-5)) {
       *why = "tensor values differ";
       return false;
     }
     return true;
+  }
+  if (a.isTuple() && b.isTuple()) {
+    // A NamedTuple must stay one, of the same class and fields.
+    auto named = [](const c10::IValue& v) {
+      auto named_tuple = named_tuple_of(v.toTupleRef().type());
+      if (!named_tuple) return std::string();
+      std::string out = named_tuple->first + "(";
+      for (const std::string& field : named_tuple->second) out += field + ",";
+      return out + ")";
+    };
+    if (named(a) != named(b)) {
+      *why = "tuple classes differ: '" + named(a) + "' vs '" + named(b) + "'";
+      return false;
+    }
   }
   if ((a.isTuple() || a.isList()) && (b.isTuple() || b.isList())) {
     const std::vector<c10::IValue> x = sequence_elements(a);

@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "passes/shape_prop/meta_kernels.h"
+#include "runtime/meta_device.h"
 
 #include <mutex>
 #include <tuple>

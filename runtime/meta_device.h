@@ -1,7 +1,12 @@
 // Copyright 2026 The FX for C++ Authors.
 //
-// meta_kernels.h: the meta-device kernels shape_prop{device=meta} needs and
-// libtorch 1.13's C++ library lacks.
+// meta_device.h: running on PyTorch's `meta` device (shapes and dtypes, no
+// data) from C++: the kernels libtorch 1.13's C++ library lacks, and values
+// and a module's state moved there. shape_prop{device=meta} and execution
+// plans on the meta device (fxrun --run --device=meta) use them.
+//
+//   torch::jit::Module meta = fx::module_on_meta(model);   // classes and methods shared
+//   c10::IValue x = fx::to_meta(torch::rand({1, 3, 224, 224}));
 //
 // PyTorch computes the output metadata of several operators on the `meta`
 // device with functions registered from Python (torch/_meta_registrations.py),
@@ -30,7 +35,8 @@
 //   aten::_adaptive_avg_pool2d       laid out as the input suggests.
 //
 // Other operators Python alone gives meta kernels (roll, flip, where,
-// grid_sampler_2d, ...) fall back to real tensors in shape_prop.
+// grid_sampler_2d, ...) fall back to real tensors in shape_prop, and fail,
+// naming the node, in a plan on the meta device.
 //
 // Layouts follow libtorch 1.13's CPU kernels, checked against them by
 // shape_prop_test for each case above (and ResNet-18, contiguous and
@@ -40,15 +46,29 @@
 // Contracts:
 //   * Registers each kernel only when the operator has no Meta kernel yet (a
 //     newer libtorch's own is kept), once per process, thread-safely.
-//   * The registrations live as long as the process: the library holding
-//     this code must stay loaded (fxrun never unloads a plugin that loaded).
-#ifndef FX_PASSES_SHAPE_PROP_META_KERNELS_H_
-#define FX_PASSES_SHAPE_PROP_META_KERNELS_H_
+//   * The registrations live as long as the process (they are in libfx.so).
+//   * `to_meta` replaces each tensor in a value (in tuples, lists and dicts
+//     too) by one of its sizes, strides and dtype on the meta device, a leaf
+//     where the tensor is one and an autograd result where it is one (in-place
+//     operators accept the one only when they accept the other); quantized
+//     and sparse tensors stay as they are.
+//   * `module_on_meta` copies the module objects (the root and every
+//     submodule, each once), their tensors `to_meta`; classes and methods are
+//     shared with `module`, which is left as it is.
+#ifndef FX_RUNTIME_META_DEVICE_H_
+#define FX_RUNTIME_META_DEVICE_H_
+
+#include <ATen/core/ivalue.h>
+#include <torch/csrc/jit/api/module.h>
 
 namespace fx {
 
 void ensure_meta_kernels();
 
+c10::IValue to_meta(const c10::IValue& value);
+
+torch::jit::Module module_on_meta(const torch::jit::Module& module);
+
 }  // namespace fx
 
-#endif  // FX_PASSES_SHAPE_PROP_META_KERNELS_H_
+#endif  // FX_RUNTIME_META_DEVICE_H_

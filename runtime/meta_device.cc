@@ -1,0 +1,88 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// Values and module state on the meta device (meta_device.h). The kernels
+// are in meta_kernels.cc.
+#include <ATen/ATen.h>
+
+#include "absl/container/flat_hash_map.h"
+#include "runtime/meta_device.h"
+
+namespace fx {
+namespace {
+
+// A tensor of `t`'s sizes, strides and dtype on the meta device, a leaf where
+// `t` is one and an autograd result where `t` is (in-place operators accept
+// the one only when they accept the other).
+at::Tensor meta_like(const at::Tensor& t) {
+  const at::TensorOptions options = t.options().device(c10::kMeta);
+  if (!t.requires_grad() || t.is_leaf()) {
+    at::Tensor m = at::empty_strided(t.sizes(), t.strides(), options);
+    return t.requires_grad() ? m.requires_grad_(true) : m;
+  }
+  int64_t extent = 1;  // elements the strides reach
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) == 0) extent = 0;
+  }
+  for (int64_t d = 0; extent > 0 && d < t.dim(); ++d) extent += (t.size(d) - 1) * t.stride(d);
+  return at::empty({extent}, options).requires_grad_(true).clone().as_strided(t.sizes(),
+                                                                               t.strides());
+}
+
+}  // namespace
+
+// `v` with its tensors replaced by meta_like ones (quantized and sparse ones
+// stay).
+c10::IValue to_meta(const c10::IValue& v) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined() || t.is_meta() || t.layout() != c10::kStrided || t.is_quantized()) return v;
+    return meta_like(t);
+  }
+  if (v.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const c10::IValue& item : v.toTupleRef().elements()) items.push_back(to_meta(item));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (v.isList()) {
+    c10::impl::GenericList list = v.toList();
+    c10::impl::GenericList out(list.elementType());
+    out.reserve(list.size());
+    for (const c10::IValue& item : list) out.push_back(to_meta(item));
+    return out;
+  }
+  if (v.isGenericDict()) {
+    c10::impl::GenericDict dict = v.toGenericDict();
+    c10::impl::GenericDict out(dict.keyType(), dict.valueType());
+    for (const auto& entry : dict) out.insert(entry.key(), to_meta(entry.value()));
+    return out;
+  }
+  return v;
+}
+
+namespace {
+
+// A copy of a module object sharing its class and methods, with its tensors
+// on the meta device; submodules copied alike (once each, by `copies`).
+c10::intrusive_ptr<c10::ivalue::Object> meta_object(
+    const c10::intrusive_ptr<c10::ivalue::Object>& object,
+    absl::flat_hash_map<const c10::ivalue::Object*, c10::intrusive_ptr<c10::ivalue::Object>>&
+        copies) {
+  if (auto it = copies.find(object.get()); it != copies.end()) return it->second;
+  c10::intrusive_ptr<c10::ivalue::Object> copy = object->copy();
+  copies.emplace(object.get(), copy);
+  for (size_t i = 0; i < copy->slots().size(); ++i) {
+    const c10::IValue slot = copy->getSlot(i);
+    copy->setSlot(i, slot.isObject() ? c10::IValue(meta_object(slot.toObject(), copies))
+                                     : to_meta(slot));
+  }
+  return copy;
+}
+
+}  // namespace
+
+torch::jit::Module module_on_meta(const torch::jit::Module& module) {
+  absl::flat_hash_map<const c10::ivalue::Object*, c10::intrusive_ptr<c10::ivalue::Object>> copies;
+  return torch::jit::Module(meta_object(module._ivalue(), copies));
+}
+
+}  // namespace fx
