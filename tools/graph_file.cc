@@ -80,15 +80,6 @@ bool names_the_function(const std::string& python_name, absl::string_view target
   return absl::StartsWith(bare, target.substr(b + 1));
 }
 
-bool is_python_keyword(absl::string_view name) {
-  static constexpr absl::string_view kKeywords[] = {
-      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-      "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-      "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
-      "try", "while", "with", "yield"};
-  return std::find(std::begin(kKeywords), std::end(kKeywords), name) != std::end(kKeywords);
-}
-
 // The Python spelling of a type the tracer writes (python_annotation in the
 // tracer), as TorchScript's type parser spells it; other names as they are.
 std::string torchscript_atom(absl::string_view python) {
