@@ -108,7 +108,8 @@ cc_library(
 
     # Compiler and linker flags for code built outside Bazel against this
     # libtorch (the plugin SDK's pkg-config file): line 1 cflags, line 2 libs.
-    cflags = ["-isystem", include_root + "/torch/csrc/api/include"]
+    # The standard is the one its headers need, C++17 at least (ours).
+    cflags = ["-std=c++%d" % max(17, int(info["CXX_STANDARD"])), "-isystem", include_root + "/torch/csrc/api/include"]
     if include_root != "/usr/include":
         cflags = ["-isystem", include_root] + cflags
     rctx.file("sdk_flags.txt", " ".join(cflags) + "\n" + " ".join(search + torch_libs) + "\n")
