@@ -72,7 +72,9 @@ Workload& workload(int64_t n) {
   if (!gm.ok()) throw std::runtime_error(std::string(gm.status().message()));
   w->gm = std::make_unique<GraphModule>(*std::move(gm));
   w->inputs = {at::rand({1}), at::rand({1})};
-  w->graph_file = graph_file_text(*w->gm);
+  auto text = graph_file_text(*w->gm);
+  if (!text.ok()) throw std::runtime_error(std::string(text.status().message()));
+  w->graph_file = *std::move(text);
   return *cache->emplace(n, std::move(w)).first->second;
 }
 
