@@ -42,6 +42,17 @@ PACKAGES=(
 
 say() { printf 'bootstrap: %s\n' "$*"; }
 die() { printf 'bootstrap: error: %s\n' "$*" >&2; exit 1; }
+# Sets sudo to what runs a command as root (nothing when root already,
+# password-less sudo otherwise); stops with MESSAGE when neither.
+as_root_or_die() {
+  if [ "$(id -u)" -eq 0 ]; then
+    sudo=()
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo=(sudo -n)
+  else
+    die "$1"
+  fi
+}
 
 command -v dpkg-query >/dev/null 2>&1 ||
   die "dpkg-query not found: this script installs Debian packages and needs a Debian-based system"
@@ -58,13 +69,7 @@ else
   say "missing: ${missing[*]}"
   command -v apt-get >/dev/null 2>&1 ||
     die "apt-get not found; install these packages by other means: ${missing[*]}"
-  if [ "$(id -u)" -eq 0 ]; then
-    sudo=()
-  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    sudo=(sudo -n)
-  else
-    die "installing packages needs root; run as root, or: sudo apt-get install ${missing[*]}"
-  fi
+  as_root_or_die "installing packages needs root; run as root, or: sudo apt-get install ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   say "apt-get update"
   "${sudo[@]}" apt-get update -qq || die "apt-get update failed (is the Debian archive reachable?)"
@@ -96,13 +101,7 @@ want=
 want=${want%$'\n'}
 have=$(cat "$MACHINE_RC" 2>/dev/null || true)
 if [ "$want" != "$have" ]; then
-  if [ "$(id -u)" -eq 0 ]; then
-    sudo=()
-  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    sudo=(sudo -n)
-  else
-    die "$MACHINE_RC must be updated for this machine's Bazel and libtorch; run tools/bootstrap.sh as root once"
-  fi
+  as_root_or_die "$MACHINE_RC must be updated for this machine's Bazel and libtorch; run tools/bootstrap.sh as root once"
   if [ -n "$want" ]; then
     "${sudo[@]}" mkdir -p "$(dirname "$MACHINE_RC")"
     printf '%s\n' "$want" | "${sudo[@]}" tee "$MACHINE_RC" >/dev/null
