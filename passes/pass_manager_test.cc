@@ -1,6 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/pass_manager.h"
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/dce/dce.h"

@@ -2,7 +2,9 @@
 # Packs the plugin SDK: make_sdk.sh OUT.tar LIBFX.so SDK_FLAGS.txt README.md HEADER...
 # OUT.tar holds fx-sdk/{include/<repo path of each header>, lib/libfx.so,
 # lib/pkgconfig/fx.pc, README.md}. SDK_FLAGS.txt gives libtorch's compiler flags
-# (line 1) and linker flags (line 2) for the pkg-config file.
+# (line 1: its C++ standard and include directories) and linker flags (line 2)
+# for the pkg-config file. Abseil comes in through its own pkg-config modules
+# (Requires), which name the libraries each Abseil release is split into.
 set -euo pipefail
 out=$1 lib=$2 flags=$3 readme=$4
 shift 4
@@ -26,8 +28,9 @@ libdir=\${prefix}/lib
 Name: fx
 Description: FX for C++ plugin SDK: headers and libfx.so (core IR, tracer, runtime, pass manager)
 Version: 0.1.0
-Cflags: -std=c++17 -fPIC -I\${includedir} ${torch_cflags}
-Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lfx ${torch_libs} -labsl_statusor -labsl_status -labsl_strings -labsl_str_format_internal -labsl_raw_hash_set -labsl_hash -labsl_city -labsl_low_level_hash -labsl_synchronization -labsl_throw_delegate
+Requires: absl_statusor absl_strings absl_str_format absl_raw_hash_set absl_hash absl_synchronization
+Cflags: -fPIC -I\${includedir} ${torch_cflags}
+Libs: -L\${libdir} -Wl,-rpath,\${libdir} -lfx ${torch_libs}
 PC
 chmod -R u+w "$sdk"
 tar -C "$stage" -cf "$out" fx-sdk

@@ -9,6 +9,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
+#include <torch/version.h>
 
 #include "absl/strings/str_cat.h"
 
@@ -29,11 +30,17 @@ at::Tensor meta_convolution(const at::Tensor& input, const at::Tensor& weight,
     sizes.push_back(transposed ? (in - 1) * stride[d] - 2 * padding[d] + extent + output_padding[d]
                                : (in + 2 * padding[d] - extent) / stride[d] + 1);
   }
-  // libtorch 1.13's CPU kernels (oneDNN's and the slow ones) write
-  // channels_last when the input or the weight is, for 2d convolutions that
-  // are not transposed; contiguous tensors otherwise (no channels_last_3d).
+  // The CPU kernels (oneDNN's and the slow ones) write channels_last when the
+  // input or the weight is, for 2d convolutions: in libtorch 1.13 only those
+  // that are not transposed, from 2.0 on transposed ones too; contiguous
+  // tensors otherwise (no channels_last_3d).
+#if TORCH_VERSION_MAJOR >= 2
+  const bool layout_follows_operands = input.dim() == 4;
+#else
+  const bool layout_follows_operands = !transposed && input.dim() == 4;
+#endif
   const bool channels_last =
-      !transposed && input.dim() == 4 &&
+      layout_follows_operands &&
       (input.suggest_memory_format() == at::MemoryFormat::ChannelsLast ||
        weight.suggest_memory_format() == at::MemoryFormat::ChannelsLast);
   return at::empty(sizes, input.options().memory_format(channels_last
@@ -69,11 +76,10 @@ at::Tensor meta_index_select(const at::Tensor& self, int64_t dim, const at::Tens
 
 // The CPU lays the output out as the input suggests (channels_last stays).
 at::Tensor meta_adaptive_avg_pool2d(const at::Tensor& self, c10::SymIntArrayRef output_size) {
-  const at::IntArrayRef out = c10::asIntArrayRefSlow(output_size);
-  TORCH_CHECK(out.size() == 2 && (self.dim() == 3 || self.dim() == 4),
+  TORCH_CHECK(output_size.size() == 2 && (self.dim() == 3 || self.dim() == 4),
               "adaptive_avg_pool2d: expected a 3D or 4D input and an output_size of 2");
   std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 2);
-  sizes.insert(sizes.end(), out.begin(), out.end());
+  for (const c10::SymInt& s : output_size) sizes.push_back(s.expect_int());
   return at::empty(sizes, self.options().memory_format(self.suggest_memory_format()));
 }
 

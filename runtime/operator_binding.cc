@@ -216,6 +216,20 @@ std::string exception_message(const std::exception& e) {
   // could be because ... 'aten::roll' is only available for these backends:"
   static const std::string kNoKernel = "Could not run '";
   static const std::string kFrom = "' with arguments from the '";
+  // libtorch 2.x runs a fallback for operators with no Meta kernel instead:
+  // "aten::roll: attempted to run this operator with Meta tensors, but there
+  // was no fake impl or Meta kernel registered. You may have run into this
+  // ..." (advice on torch.compile and custom operators).
+  static const std::string kMetaFallback = ": attempted to run this operator with Meta tensors";
+  const size_t fallback = message.find(kMetaFallback);
+  if (fallback != std::string::npos) {
+    const size_t space = message.find_last_of(" \n'", fallback);
+    const size_t op_start = space == std::string::npos ? 0 : space + 1;
+    if (op_start < fallback) {
+      return absl::StrCat("libtorch has no kernel of ", message.substr(op_start, fallback - op_start),
+                          " for the Meta backend");
+    }
+  }
   const size_t start = message.find(kNoKernel);
   if (start == std::string::npos) return message;
   const size_t op_start = start + kNoKernel.size();

@@ -84,7 +84,8 @@ absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr
 // dispatcher's report of an operator with no kernel for a backend (several
 // lines listing every backend it has, inside TorchScript's tracebacks when a
 // function called it) becomes one line: `libtorch has no kernel of
-// aten::roll for the Meta backend`.
+// aten::roll for the Meta backend`; so does libtorch 2.x's report from the
+// Meta backend's fallback (which advises on torch.compile).
 std::string exception_message(const std::exception& e);
 
 }  // namespace fx

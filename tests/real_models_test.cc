@@ -10,6 +10,7 @@
 // `inline{recurse=true},dce{submodules=true}`. Tests below check what some
 // of them add: Optional arguments, parameter state, grad mode.
 #include <ATen/ATen.h>
+#include <torch/version.h>
 
 #include <map>
 #include <string>
@@ -36,6 +37,16 @@ const std::map<std::string, std::string>& refusals() {
       // A dict of feature maps as forward's input: its keys, and so the loop
       // over them, are not known while tracing.
       {"feature_pyramid_network", "feature_pyramid_network.py:"},
+#if TORCH_VERSION_MAJOR >= 2
+      // torchvision 0.21's CorrBlock first checks the feature maps' sizes in a
+      // loop over fmap1.shape[-2:] (torch.fx cannot iterate a Proxy either).
+      {"raft_small", "in CorrBlock.build_pyramid"},
+      // The layers used as the root first canonicalise their masks, whose
+      // dtype checks depend on the mask given as input.
+      {"transformer_encoder_layer_bf", "torch.nn.functional._canonical_mask"},
+      {"transformer_encoder_layer_sf", "torch.nn.functional._canonical_mask"},
+      {"transformer_encoder", "torch.nn.functional._canonical_mask"},
+#else
       // RAFT's CorrBlock stores its pyramid in a module attribute.
       {"raft_small", "forward assigns module attribute 'corr_pyramid'"},
       // The fast-path checks (`if not src.dim() == 3`) of the layers used as
@@ -43,6 +54,7 @@ const std::map<std::string, std::string>& refusals() {
       {"transformer_encoder_layer_bf", "transformer.py:"},
       {"transformer_encoder_layer_sf", "transformer.py:"},
       {"transformer_encoder", "transformer.py:"},
+#endif
   };
   return *table;
 }

@@ -44,6 +44,17 @@ PACKAGES=(
 
 say() { printf 'bootstrap: %s\n' "$*"; }
 die() { printf 'bootstrap: error: %s\n' "$*" >&2; exit 1; }
+# Sets sudo to what runs a command as root (nothing when root already,
+# password-less sudo otherwise); stops with MESSAGE when neither.
+as_root_or_die() {
+  if [ "$(id -u)" -eq 0 ]; then
+    sudo=()
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo=(sudo -n)
+  else
+    die "$1"
+  fi
+}
 
 command -v dpkg-query >/dev/null 2>&1 ||
   die "dpkg-query not found: this script installs Debian packages and needs a Debian-based system"
@@ -60,13 +71,7 @@ else
   say "missing: ${missing[*]}"
   command -v apt-get >/dev/null 2>&1 ||
     die "apt-get not found; install these packages by other means: ${missing[*]}"
-  if [ "$(id -u)" -eq 0 ]; then
-    sudo=()
-  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    sudo=(sudo -n)
-  else
-    die "installing packages needs root; run as root, or: sudo apt-get install ${missing[*]}"
-  fi
+  as_root_or_die "installing packages needs root; run as root, or: sudo apt-get install ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   say "apt-get update"
   "${sudo[@]}" apt-get update -qq || die "apt-get update failed (is the Debian archive reachable?)"
@@ -79,3 +84,32 @@ fi
 # The fixture generators run Debian's interpreter, which must see torch.
 /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null ||
   die "/usr/bin/python3 cannot import torch and torchvision (packages python3-torch, python3-torchvision)"
+
+# Options this machine needs, in a file the repository's .bazelrc try-imports
+# after its own lines:
+# - Bazel 7 (Debian unstable) resolves Bzlmod modules from the internet by
+#   default; --noenable_bzlmod makes it build from the WORKSPACE, as Bazel 4
+#   (Debian 12 and 13) does, but Bazel 4 rejects that flag, so it cannot live in
+#   .bazelrc itself.
+# - libtorch 2.10 and later (Debian unstable) need C++20: --config=cxx20.
+MACHINE_RC=/etc/fx-cpp/bazel.bazelrc
+bazel_major=$(bazel --version 2>/dev/null | sed -n 's/^bazel \([0-9][0-9]*\)\..*/\1/p')
+torch_cxx=$(bash "$(dirname "$0")/../third_party/libtorch/find_libtorch.sh" /usr 2>/dev/null |
+  sed -n 's/^CXX_STANDARD=//p')
+want=
+[ "${bazel_major:-0}" -lt 7 ] || want+="common --noenable_bzlmod"$'\n'
+[ "${torch_cxx:-17}" -le 17 ] || want+="build --config=cxx$torch_cxx"$'\n'
+[ -z "$want" ] || want="# Written by tools/bootstrap.sh (Bazel ${bazel_major:-4}, libtorch headers C++${torch_cxx:-17})."$'\n'"$want"
+want=${want%$'\n'}
+have=$(cat "$MACHINE_RC" 2>/dev/null || true)
+if [ "$want" != "$have" ]; then
+  as_root_or_die "$MACHINE_RC must be updated for this machine's Bazel and libtorch; run tools/bootstrap.sh as root once"
+  if [ -n "$want" ]; then
+    "${sudo[@]}" mkdir -p "$(dirname "$MACHINE_RC")"
+    printf '%s\n' "$want" | "${sudo[@]}" tee "$MACHINE_RC" >/dev/null
+    say "wrote $MACHINE_RC: ${want#*$'\n'}"
+  else
+    "${sudo[@]}" rm -f "$MACHINE_RC"
+    say "removed $MACHINE_RC (this Bazel and libtorch need no options)"
+  fi
+fi

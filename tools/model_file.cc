@@ -8,13 +8,16 @@
 
 #include <torch/csrc/jit/serialization/import.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "core/message_text.h"
@@ -28,9 +31,29 @@ namespace {
 // How a zip archive (a TorchScript file) starts.
 constexpr absl::string_view kZipMagic("PK\x03\x04", 4);
 
+// The number that starts `text` after `prefix`, where `prefix` is found.
+std::optional<size_t> number_after(absl::string_view text, absl::string_view prefix) {
+  const size_t at = text.find(prefix);
+  if (at == absl::string_view::npos) return std::nullopt;
+  absl::string_view rest = text.substr(at + prefix.size());
+  const size_t digits = std::min(rest.find_first_not_of("0123456789"), rest.size());
+  size_t n = 0;
+  if (!absl::SimpleAtoi(rest.substr(0, digits), &n)) return std::nullopt;
+  return n;
+}
+
 // What to tell the user about libtorch's reason for refusing a model.
 std::string explain(const std::string& reason) {
   const std::string line = first_line_of(reason);
+  // libtorch 2.x's unpickler refuses a tensor past its storage, which 1.13
+  // loads and check_module_tensors refuses; both say it the same way. "Tensor:
+  // sizes 127, strides 1, storage offset 0 and itemsize 4 require a storage of
+  // at least 508 bytes, but storage only has 16 bytes".
+  const std::optional<size_t> needed = number_after(line, " require a storage of at least ");
+  const std::optional<size_t> has = number_after(line, " storage only has ");
+  if (needed && has) {
+    return absl::StrCat("a tensor reaches past its storage (", *needed, " bytes of ", *has, ")");
+  }
   // "Unknown builtin op: torchvision::nms." and its variants.
   for (absl::string_view marker : {"Unknown builtin op: ", "Unknown custom op: "}) {
     const size_t at = line.find(std::string(marker));

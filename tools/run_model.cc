@@ -251,7 +251,9 @@ absl::StatusOr<std::vector<c10::IValue>> read_inputs(const std::string& path,
       const c10::IValue saved =
           torch::jit::pickle_load(std::vector<char>(bytes->begin(), bytes->end()));
       if (saved.isGenericDict()) {
-        return refused(absl::StrCat("it holds a dict; ", kInputsAre));
+        // (libtorch 1.13 cannot read the dicts Python's torch.save writes, 2.x
+        // can: the message is the one what_torch_save_holds gives 1.13's.)
+        return refused(absl::StrCat("it was saved with torch.save, but holds a dict; ", kInputsAre));
       }
       if (saved.isTuple() || saved.isList()) {
         inputs = saved.isTuple() ? saved.toTupleRef().elements().vec() : saved.toListRef().vec();

@@ -22,14 +22,14 @@ warnings.filterwarnings("ignore")
 import torch  # noqa: E402
 import torchvision  # noqa: E402,F401  (registers torchvision's operators)
 
-from run_printed_code import equal  # noqa: E402  (its comparison of outputs)
+from run_printed_code import equal, load_pickle  # noqa: E402  (its comparison and loading)
 
 
 def run_case(directory):
     module = torch.jit.load(os.path.join(directory, "exported.pt"))
     module.eval()
-    inputs = list(torch.load(os.path.join(directory, "inputs.pt")))
-    outputs, inputs_after = torch.load(os.path.join(directory, "expected.pt"))
+    inputs = list(load_pickle(os.path.join(directory, "inputs.pt")))
+    outputs, inputs_after = load_pickle(os.path.join(directory, "expected.pt"))
     with torch.no_grad():
         got = module(*inputs)
     return equal(got, outputs, "output") or equal(tuple(inputs), tuple(inputs_after), "inputs")

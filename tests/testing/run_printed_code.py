@@ -153,13 +153,20 @@ def load_sources(paths):
     return names
 
 
+def load_pickle(path):
+    """A pickle the C++ test wrote (torch::jit::pickle_save). torch 2.6 and later
+    load only tensors and plain containers by default (weights_only=True), which
+    refuses these; they are this test's own files."""
+    return torch.load(path, weights_only=False)
+
+
 def run_case(case, user_functions):
     with open(os.path.join(case, "code.py")) as f:
         code = f.read()
     root = torch.jit.load(os.path.join(case, "root.pt"))
-    constants = torch.load(os.path.join(case, "constants.pt"))
-    inputs = list(torch.load(os.path.join(case, "inputs.pt")))
-    expected_outputs, expected_inputs = torch.load(os.path.join(case, "expected.pt"))
+    constants = load_pickle(os.path.join(case, "constants.pt"))
+    inputs = list(load_pickle(os.path.join(case, "inputs.pt")))
+    expected_outputs, expected_inputs = load_pickle(os.path.join(case, "expected.pt"))
     scope = dict(user_functions)
     scope.update({"torch": torch, "typing": typing, "operator": operator, "math": math,
                   "torchvision": torchvision})

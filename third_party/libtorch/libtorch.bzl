@@ -1,12 +1,19 @@
 """Repository rule that exposes a libtorch installation to Bazel, fully offline.
 
 By default it wraps Debian's libtorch (package libtorch-dev: headers under
-/usr/include, libraries under /usr/lib/<multiarch>). Setting the environment
-variable FX_LIBTORCH_HOME to the root of another libtorch (the layout of the
-official libtorch archives: include/, lib/), for example a CUDA build, points
-the whole build at it without editing any file:
+/usr/include, libraries under /usr/lib/<multiarch>). The environment variable
+FX_LIBTORCH_HOME points the whole build at another libtorch without editing any
+file, in any of the layouts find_libtorch.sh knows: Debian's (HOME=/usr, or the
+usr/ of another Debian root), the official libtorch zip (include/, lib/,
+share/cmake) and a pip wheel's torch/ directory:
 
-    FX_LIBTORCH_HOME=/opt/libtorch-cu121 bazel test //...
+    FX_LIBTORCH_HOME=/opt/libtorch bazel test //...
+    FX_LIBTORCH_HOME=$VENV/lib/python3.11/site-packages/torch bazel test //...
+
+A CUDA build (libtorch_cuda.so beside libtorch.so) is detected: its CUDA
+libraries are linked and FX_LIBTORCH_HAS_CUDA=1 is defined for code that
+depends on @libtorch//:torch. A libtorch built with the pre-C++11 libstdc++ ABI
+is refused with the reason (Debian's Abseil and GoogleTest use the C++11 ABI).
 
 Targets:
     @libtorch//:c10    c10 only (dtypes, devices): what core/ needs.
@@ -16,37 +23,40 @@ Targets:
 
 _HEADER_DIRS = ["ATen", "c10", "caffe2", "torch"]
 
-def _find_multiarch_libdir(rctx):
-    for candidate in ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]:
-        if rctx.path(candidate + "/libtorch.so").exists:
-            return candidate
-    return None
+def _describe(rctx, home):
+    """Runs find_libtorch.sh on HOME: a dict of its KEY=VALUE lines."""
+    script = rctx.path(Label("//third_party/libtorch:find_libtorch.sh"))
+    result = rctx.execute(["bash", str(script), home])
+    if result.return_code != 0:
+        if rctx.os.environ.get("FX_LIBTORCH_HOME", ""):
+            fail(result.stderr.strip())
+        fail("Debian's libtorch was not found under /usr (%s). Run tools/bootstrap.sh (installs libtorch-dev), " % result.stderr.strip() +
+             "or set FX_LIBTORCH_HOME to a libtorch directory.")
+    info = {}
+    for line in result.stdout.splitlines():
+        key, _, value = line.partition("=")
+        info[key] = value
+    return info
 
 def _libtorch_repository_impl(rctx):
     home = rctx.os.environ.get("FX_LIBTORCH_HOME", "")
-    if home:
-        include_root = home + "/include"
-        libdir = home + "/lib"
-        if not rctx.path(libdir + "/libtorch.so").exists:
-            fail("FX_LIBTORCH_HOME=%s does not look like a libtorch: %s/libtorch.so is missing. " % (home, libdir) +
-                 "Point it at the directory that contains include/ and lib/, or unset it to use Debian's libtorch.")
-        system_libdir = False
-    else:
-        include_root = "/usr/include"
-        libdir = _find_multiarch_libdir(rctx)
-        if libdir == None:
-            fail("libtorch was not found. Run tools/bootstrap.sh (installs Debian's libtorch-dev), " +
-                 "or set FX_LIBTORCH_HOME to a libtorch directory.")
-        system_libdir = True
+    info = _describe(rctx, home or "/usr")
+    if info["CXX11_ABI"] != "1":
+        fail(("FX_LIBTORCH_HOME=%s: this libtorch %s was built with the pre-C++11 libstdc++ ABI " +
+              "(_GLIBCXX_USE_CXX11_ABI=0, read from %s). The build links Debian's Abseil, GoogleTest and " +
+              "Benchmark, which use the C++11 ABI, and the two ABIs cannot meet in one program (std::string " +
+              "differs). Use a C++11-ABI libtorch: the official zip named libtorch-cxx11-abi-*, or the torch/ " +
+              "directory of a pip wheel of torch 2.7 or later.") % (home, info["VERSION"], info["ABI_SOURCE"]))
+    include_root = info["INCLUDE"]
+    libdir = info["LIBDIR"]
+    system_libdir = info["SYSTEM"] == "1"
 
     for d in _HEADER_DIRS:
         src = include_root + "/" + d
         if rctx.path(src).exists:
             rctx.symlink(src, "include/" + d)
-    if not rctx.path(include_root + "/torch/csrc/api/include/torch/torch.h").exists:
-        fail("libtorch headers not found under %s (torch/csrc/api/include/torch/torch.h)." % include_root)
 
-    has_cuda = rctx.path(libdir + "/libtorch_cuda.so").exists
+    has_cuda = info["CUDA"] == "1"
     search = [] if system_libdir else ["-L" + libdir, "-Wl,-rpath," + libdir]
     torch_libs = ["-ltorch", "-ltorch_cpu", "-lc10"]
     if has_cuda:
@@ -64,6 +74,13 @@ cc_library(
     hdrs = glob(["include/c10/**/*.h"]),
     includes = ["include"],
     linkopts = {search} + ["-lc10"],
+    deps = [":cxx_standard"],
+)
+
+# Its headers need C++{cxx}: a build in an older standard stops here, saying how.
+cc_library(
+    name = "cxx_standard",
+    srcs = ["cxx_standard_check.cc"],
 )
 
 cc_library(
@@ -71,15 +88,29 @@ cc_library(
     hdrs = glob(["include/**/*.h"]),
     includes = ["include", "include/torch/csrc/api/include"],
     linkopts = {search} + {libs},
+    defines = {defines},
     deps = [":c10"],
 )
-""".format(root = home or "Debian's libtorch-dev", search = repr(search), libs = repr(torch_libs)))
-    rctx.file("cuda.bzl", "LIBTORCH_HAS_CUDA = %s\n" % ("True" if has_cuda else "False"))
+""".format(
+        root = "%s (libtorch %s%s)" % (info["HOME"], info["VERSION"], ", CUDA" if has_cuda else ""),
+        search = repr(search),
+        libs = repr(torch_libs),
+        defines = repr(["FX_LIBTORCH_HAS_CUDA=1"] if has_cuda else []),
+        cxx = info["CXX_STANDARD"],
+    ))
+    cplusplus = {"14": "201402L", "17": "201703L", "20": "202002L"}.get(info["CXX_STANDARD"], "201703L")
+    rctx.file("cxx_standard_check.cc", """// Generated by //third_party/libtorch:libtorch.bzl.
+#if __cplusplus < {cplusplus}
+#error "libtorch {version} ({home}) needs C++{cxx}: build with --config=cxx{cxx} (tools/bootstrap.sh sets it for Debian's libtorch in /etc/fx-cpp/bazel.bazelrc)"
+#endif
+""".format(cplusplus = cplusplus, version = info["VERSION"], home = info["HOME"], cxx = info["CXX_STANDARD"]))
+    rctx.file("cuda.bzl", "LIBTORCH_HAS_CUDA = %s\nLIBTORCH_VERSION = \"%s\"\n" % ("True" if has_cuda else "False", info["VERSION"]))
 
     # Compiler and linker flags for code built outside Bazel against this
     # libtorch (the plugin SDK's pkg-config file): line 1 cflags, line 2 libs.
-    cflags = ["-isystem", include_root + "/torch/csrc/api/include"]
-    if not system_libdir:
+    # The standard is the one its headers need, C++17 at least (ours).
+    cflags = ["-std=c++%d" % max(17, int(info["CXX_STANDARD"])), "-isystem", include_root + "/torch/csrc/api/include"]
+    if include_root != "/usr/include":
         cflags = ["-isystem", include_root] + cflags
     rctx.file("sdk_flags.txt", " ".join(cflags) + "\n" + " ".join(search + torch_libs) + "\n")
     rctx.file("WORKSPACE", "workspace(name = \"libtorch\")\n")

@@ -1,0 +1,47 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/operator_binding.h"
+
+#include <stdexcept>
+
+#include "gtest/gtest.h"
+
+namespace fx {
+namespace {
+
+// libtorch 1.13's dispatcher, for an operator with no kernel for a backend: a
+// paragraph listing every backend the operator has, inside a TorchScript
+// traceback when a function called it.
+TEST(ExceptionMessageTest, TheDispatchersMissingKernelReportIsOneLine) {
+  const std::runtime_error e(
+      "The following operation failed in the TorchScript interpreter.\n"
+      "RuntimeError: Could not run 'aten::roll' with arguments from the 'Meta' backend. This could "
+      "be because the operator doesn't exist for this backend, or was omitted during the selective/"
+      "custom build process (if using custom build). 'aten::roll' is only available for these "
+      "backends: [CPU, BackendSelect, Python, Named].\n\nCPU: registered at /build/RegisterCPU.cpp\n");
+  EXPECT_EQ(exception_message(e), "libtorch has no kernel of aten::roll for the Meta backend");
+}
+
+// libtorch 2.x runs the Meta backend's fallback instead, whose report advises
+// on torch.compile; it is the same fact, said the same way.
+TEST(ExceptionMessageTest, TheMetaFallbacksReportIsOneLine) {
+  const std::runtime_error e(
+      "aten::roll: attempted to run this operator with Meta tensors, but there was no fake impl or "
+      "Meta kernel registered. You may have run into this message while using an operator with PT2 "
+      "compilation APIs (torch.compile/torch.export); in order to use this operator with those APIs "
+      "you'll need to add a fake impl. Please see the following for next steps:  "
+      "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html");
+  EXPECT_EQ(exception_message(e), "libtorch has no kernel of aten::roll for the Meta backend");
+  const std::runtime_error in_traceback(
+      "The following operation failed in the TorchScript interpreter.\nNotImplementedError: "
+      "aten::index_put.hacked_twin: attempted to run this operator with Meta tensors, but ...");
+  EXPECT_EQ(exception_message(in_traceback),
+            "libtorch has no kernel of aten::index_put.hacked_twin for the Meta backend");
+}
+
+TEST(ExceptionMessageTest, OtherMessagesAreKept) {
+  const std::runtime_error e("shape '[2, 3]' is invalid for input of size 5");
+  EXPECT_EQ(exception_message(e), "shape '[2, 3]' is invalid for input of size 5");
+}
+
+}  // namespace
+}  // namespace fx
