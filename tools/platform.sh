@@ -80,6 +80,10 @@ if [ "${FX_PLATFORM_INSIDE:-}" != 1 ]; then
   [ $# -ge 1 ] || { usage >&2; die "name a lane: $LANES"; }
   LANE=$1; shift
   lane_config "$LANE" || die "unknown lane '$LANE'; lanes: $LANES"
+  # Until tools/bootstrap.sh installs libtorch-cuda-dev for FX_BOOTSTRAP_VARIANT=cuda,
+  # this lane would build against the CPU libtorch and say nothing: refuse it.
+  [ "$VARIANT" != cuda ] ||
+    die "the $LANE lane is not provisioned yet: tools/bootstrap.sh does not install libtorch-cuda-dev (FX_BOOTSTRAP_VARIANT=cuda), so it would build against the CPU libtorch"
   if [ "$STATUS" = 1 ]; then
     root=$CACHE/$LANE/root
     state=$(cat "$root/etc/fx-platform/state" 2>/dev/null || echo "absent")
