@@ -74,6 +74,13 @@ absl::StatusOr<Argument> ProgramBuilder::argument(const IrNode& user, const ::fx
     if (it == names_.end()) return refuse(user, absl::StrCat("it reads '", e.to_node()->name(), "', which is not a value"));
     return it->second;
   };
+  // libtorch's schemas declare `ScalarType? dtype`, `Layout?` and
+  // `MemoryFormat?` as ints (their fake type): write what the value is.
+  if (type->kind() == c10::TypeKind::IntType) {
+    if (a.is_dtype()) return argument(user, a, c10::ScalarTypeType::get());
+    if (a.is_layout()) return argument(user, a, c10::LayoutType::get());
+    if (a.is_memory_format()) return argument(user, a, c10::MemoryFormatType::get());
+  }
   switch (type->kind()) {
     case c10::TypeKind::TensorType:
       if (a.is_node()) {

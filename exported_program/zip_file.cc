@@ -35,7 +35,12 @@ absl::StatusOr<ZipReader> ZipReader::open(absl::string_view bytes, std::string d
   if (source == nullptr) {
     return absl::InternalError(absl::StrCat("cannot read ", display_name, ": ", zip_reason(&error)));
   }
-  zip_t* zip = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  // Not ZIP_CHECKCONS: PyTorch's writer pads local headers with an extra
+  // field (to align each record's data) that the central directory does not
+  // repeat, which libzip 1.11's consistency check (Debian unstable) calls
+  // inconsistent. Each entry is still checked when read (its local header,
+  // sizes and CRC).
+  zip_t* zip = zip_open_from_source(source, ZIP_RDONLY, &error);
   if (zip == nullptr) {
     zip_source_free(source);
     return absl::InvalidArgumentError(
