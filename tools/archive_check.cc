@@ -499,20 +499,6 @@ absl::Status check_pickle(absl::string_view pickle) { return PickleScanner(pickl
 
 absl::Status check_torchscript_source(absl::string_view code) { return SourceScanner(code).scan(); }
 
-absl::Status check_archive_file(const std::string& path) {
-  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
-  try {
-    reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
-  } catch (const std::exception&) {
-    return absl::OkStatus();  // not a zip archive: libtorch says what it is not
-  }
-  try {
-    return check_archive(*reader);
-  } catch (const std::exception&) {
-    return absl::OkStatus();  // a broken record: libtorch says so when it reads it
-  }
-}
-
 absl::Status check_archive_bytes(absl::string_view bytes) {
   std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
   try {

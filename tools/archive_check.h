@@ -11,7 +11,7 @@
 // without recursion and without executing anything, and refuse what nests
 // deeper than any saved model or value does:
 //
-//   if (absl::Status s = fx::check_archive_file(path); !s.ok()) ...   // a .pt file
+//   if (absl::Status s = fx::check_archive_bytes(bytes); !s.ok()) ... // a .pt file
 //   if (absl::Status s = fx::check_pickle(bytes); !s.ok()) ...         // one pickle
 //
 // Contracts:
@@ -52,8 +52,7 @@ inline constexpr int kMaxSavedNesting = 1000;
 absl::Status check_pickle(absl::string_view pickle);
 absl::Status check_torchscript_source(absl::string_view code);
 
-// The zip archive at `path`, or in `bytes`.
-absl::Status check_archive_file(const std::string& path);
+// The zip archive in `bytes`.
 absl::Status check_archive_bytes(absl::string_view bytes);
 
 // After loading: a tensor whose sizes, strides and offset reach past its
