@@ -382,7 +382,7 @@ c10::IValue map_tensors(const c10::IValue& v, const std::function<at::Tensor(con
   }
   if (v.isList()) {
     c10::impl::GenericList out(v.toList().elementType());
-    for (const c10::IValue& e : v.toList()) out.push_back(map_tensors(e, fn));
+    for (const c10::IValue& e : v.toListRef()) out.push_back(map_tensors(e, fn));
     return out;
   }
   if (v.isGenericDict()) {

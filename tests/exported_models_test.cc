@@ -16,6 +16,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -28,7 +30,9 @@
 #include "gtest/gtest.h"
 #include "runtime/execution_plan.h"
 #include "runtime/interpreter.h"
+#include "tests/testing/exec_order_reference.h"
 #include "tests/testing/exported_programs.h"
+#include "tests/testing/fixtures.h"
 #include "tests/testing/pipelines.h"
 #include "tests/testing/runfiles.h"
 #include "tests/testing/values.h"
@@ -205,6 +209,68 @@ TEST_P(ExportedModelsTest, WritesProgramsThatReadBackAndComputeTheSame) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, ExportedModelsTest, ::testing::ValuesIn(names()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+exported::LoadedProgram load_resnet18() {
+  auto p = exported::load_program(testing::read_file(fixture("resnet18.pt2")), "resnet18.pt2");
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *std::move(p) : exported::LoadedProgram();
+}
+
+// Seed 001 on an exported ResNet-18: the exec_order plugin reads FSDP's order
+// from the program's nn_module_stack as FSDP's _ExecOrderTracer records it on
+// the eager model (in the platform's own Python, at build time).
+TEST(ExportedResNet18Test, ExecOrderIsTheSeedTracersOnTheEagerModel) {
+  SKIP_UNLESS_AVAILABLE();
+  Tracer tracer;
+  tracer.add_extension(std::make_shared<ExecOrderTracer>());
+  auto gm = tracer.trace(load_resnet18());
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  testing::expect_seed_exec_order_of_resnet18(*gm);
+}
+
+// Seed 002 on an exported ResNet-18: every computing node names the module it
+// came from, so the leaf modules follow one another in the order the eager
+// model calls them, and what a block's forward computes itself (the residual
+// add) belongs to the block.
+TEST(ExportedResNet18Test, ModulePathsFollowTheModelsCalls) {
+  SKIP_UNLESS_AVAILABLE();
+  Tracer tracer;
+  tracer.add_extension(std::make_shared<ModulePathTracer>());
+  auto gm = tracer.trace(load_resnet18());
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  std::ifstream in(testing::fixture_path("resnet18.exec_order.json"));
+  const auto modules = nlohmann::json::parse(in)["module_forward_order"].get<std::vector<std::string>>();
+  auto is_leaf = [&](const std::string& m) {
+    if (m.empty()) return false;
+    for (const std::string& other : modules) {
+      if (absl::StartsWith(other, m + ".")) return false;
+    }
+    return true;
+  };
+  std::vector<std::string> eager_leaves;
+  for (const std::string& m : modules) {
+    if (is_leaf(m)) eager_leaves.push_back(m);
+  }
+  std::vector<std::string> paths;  // of call_function nodes, runs collapsed
+  int block_adds = 0;
+  for (const Node* n : gm->graph().nodes()) {
+    if (n->op() != Op::kCallFunction) continue;
+    const MetaValue* path = n->meta().find(kModulePathKey);
+    ASSERT_NE(path, nullptr) << n->name();
+    const std::string p = path->to_string();
+    if (paths.empty() || paths.back() != p) paths.push_back(p);
+    if (absl::StrContains(n->target(), "add")) {
+      EXPECT_THAT(p, ::testing::MatchesRegex("layer[1-4]\\.[01]")) << n->name();
+      ++block_adds;
+    }
+  }
+  EXPECT_EQ(block_adds, 8);
+  std::vector<std::string> leaves;
+  for (const std::string& p : paths) {
+    if (is_leaf(p)) leaves.push_back(p);
+  }
+  EXPECT_EQ(leaves, eager_leaves);
+}
 
 // Every program, read, passed through dce and written in each layout the
 // platform's torch reads, loads with torch.export.load and its module()

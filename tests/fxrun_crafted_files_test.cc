@@ -29,6 +29,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::fx::testing::expect_one_error_line;
 using ::fx::testing::read_file;
+using ::fx::testing::repeat;
 using ::fx::testing::runfile;
 using ::fx::testing::temporary_path;
 using ::fx::testing::write_file;
@@ -39,12 +40,6 @@ Result fxrun(const std::string& args) { return ::fx::testing::run_fxrun(args); }
 
 std::string m1() { return runfile("tests/fixtures/m1.pt"); }
 
-std::string repeat(absl::string_view text, int n) {
-  std::string out;
-  out.reserve(text.size() * n);
-  for (int i = 0; i < n; ++i) out.append(text.data(), text.size());
-  return out;
-}
 
 // m1's graph file, as fxrun writes it.
 std::string m1_graph_file() {

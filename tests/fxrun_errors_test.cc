@@ -29,6 +29,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::fx::testing::expect_one_error_line;
 using ::fx::testing::read_file;
+using ::fx::testing::repeat;
 using ::fx::testing::runfile;
 using ::fx::testing::temporary_path;
 using ::fx::testing::write_file;
@@ -37,11 +38,6 @@ using Result = ::fx::testing::FxrunResult;
 
 Result fxrun(const std::string& args) { return ::fx::testing::run_fxrun(args); }
 
-std::string repeat(absl::string_view text, int n) {
-  std::string out;
-  for (int i = 0; i < n; ++i) out.append(text.data(), text.size());
-  return out;
-}
 
 TEST(FxrunErrorsTest, OutputNamingAnInputIsRefusedAndTheInputKeepsItsBytes) {
   const std::string model = temporary_path("model_copy.pt");

@@ -50,6 +50,13 @@ void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
+std::string repeat(const std::string& text, int n) {
+  std::string out;
+  out.reserve(text.size() * n);
+  for (int i = 0; i < n; ++i) out += text;
+  return out;
+}
+
 int start_fxrun(const std::string& args) {
   const std::string command =
       absl::StrCat("exec ", runfile("tools/fxrun"), " ", args, " >/dev/null 2>&1");

@@ -35,6 +35,9 @@ std::string temporary_path(const std::string& name);
 // Writes `bytes` to `path`, replacing it.
 void write_file(const std::string& path, const std::string& bytes);
 
+// `text` written `n` times: the deeply nested inputs hostile tests are made of.
+std::string repeat(const std::string& text, int n);
+
 // Starts `tools/fxrun <args>` (shell syntax; standard output and error to
 // /dev/null) without waiting: its process id, for kill(2) and waitpid(2);
 // -1 when it cannot start.
