@@ -80,10 +80,13 @@ if [ "${FX_PLATFORM_INSIDE:-}" != 1 ]; then
   [ $# -ge 1 ] || { usage >&2; die "name a lane: $LANES"; }
   LANE=$1; shift
   lane_config "$LANE" || die "unknown lane '$LANE'; lanes: $LANES"
-  # Until tools/bootstrap.sh installs libtorch-cuda-dev for FX_BOOTSTRAP_VARIANT=cuda,
-  # this lane would build against the CPU libtorch and say nothing: refuse it.
+  # Debian's CUDA libtorch cannot be installed from Debian's archive alone:
+  # libtorch_cuda.so.2.6 needs libcudnn.so.9, and Debian ships cuDNN only as
+  # nvidia-cudnn, an installer that downloads it from NVIDIA. Without it the lane
+  # could neither link nor run; refuse it with that reason rather than build
+  # against the CPU libtorch and say nothing.
   [ "$VARIANT" != cuda ] ||
-    die "the $LANE lane is not provisioned yet: tools/bootstrap.sh does not install libtorch-cuda-dev (FX_BOOTSTRAP_VARIANT=cuda), so it would build against the CPU libtorch"
+    die "the $LANE lane cannot be provisioned from Debian's archive: libtorch-cuda-2.6 (contrib) needs libcudnn.so.9, which Debian ships only as nvidia-cudnn, an installer that downloads cuDNN from developer.download.nvidia.com; on a machine that reaches it, build against a CUDA libtorch with FX_LIBTORCH_HOME instead (README, Platforms)"
   if [ "$STATUS" = 1 ]; then
     root=$CACHE/$LANE/root
     state=$(cat "$root/etc/fx-platform/state" 2>/dev/null || echo "absent")
