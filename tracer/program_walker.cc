@@ -93,21 +93,25 @@ std::string python_target(const std::string& target) {
 
 }  // namespace
 
-torch::jit::Module& ProgramWalker::module_at(const std::string& path, const std::string& type) {
+torch::jit::Module& ProgramWalker::module_at(const std::string& path) {
   auto it = modules_.find(path);
   if (it != modules_.end()) return it->second;
   const size_t dot = path.rfind('.');
   const std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
-  torch::jit::Module& owner = module_at(parent, "torch.nn.modules.module.Module");
-  torch::jit::Module child(c10::QualifiedName(absl::StrCat("__torch__.", type)), unit_, /*shouldMangle=*/true);
+  torch::jit::Module& owner = module_at(parent);
+  auto type = module_types_.find(path);
+  torch::jit::Module child(
+      c10::QualifiedName(absl::StrCat(
+          "__torch__.", type != module_types_.end() ? type->second : "torch.nn.modules.module.Module")),
+      unit_, /*shouldMangle=*/true);
   owner.register_module(dot == std::string::npos ? path : path.substr(dot + 1), child);
   return modules_.emplace(path, child).first->second;
 }
 
-const ModuleInfo* ProgramWalker::info_for(const std::string& path, const std::string& type) {
+const ModuleInfo* ProgramWalker::info_for(const std::string& path) {
   auto it = info_by_path_.find(path);
   if (it != info_by_path_.end()) return it->second;
-  torch::jit::Module m = module_at(path, type);
+  torch::jit::Module m = module_at(path);
   ModuleInfo info;
   info.module = m;
   info.qualname = path;
@@ -120,8 +124,9 @@ const ModuleInfo* ProgramWalker::info_for(const std::string& path, const std::st
 
 absl::Status ProgramWalker::build_root() {
   // The classes of the modules the program ran, from the nodes' stacks, so
-  // that modules are made with their own class (ModuleRef::type_name).
-  std::map<std::string, std::string> types;
+  // that modules are made with their own class (ModuleRef::type_name), and
+  // the order they were first called in.
+  std::vector<std::string> called;
   for (const ep::Node& n : graph_.nodes) {
     auto it = n.metadata.find("nn_module_stack");
     if (it == n.metadata.end()) continue;
@@ -132,12 +137,29 @@ absl::Status ProgramWalker::build_root() {
         root_type_ = parts[2];
       }
     }
-    for (const ModuleCall& c : parse_module_stack(it->second)) types.emplace(c.path, c.type);
+    for (const ModuleCall& c : parse_module_stack(it->second)) {
+      if (module_types_.emplace(c.path, c.type).second) called.push_back(c.path);
+    }
   }
   torch::jit::Module root(c10::QualifiedName(absl::StrCat("__torch__.", root_type_)), unit_, true);
   modules_.emplace("", root);
-  // Modules in path order, so parents exist with their class before children.
-  for (const auto& [path, type] : types) module_at(path, type);
+  // Every module is made before any state is registered (a parameter named
+  // like a submodule is then refused below). Owners of state come first, in
+  // the signature's order, which is the eager model's named_parameters() then
+  // named_buffers() order, so named_parameters() lists them as the model does
+  // (FSDP's execution order reads it); then the modules without state, in the
+  // order the program first calls them.
+  auto owner_of = [](const std::string& fqn) {
+    const size_t dot = fqn.rfind('.');
+    return dot == std::string::npos ? std::string() : fqn.substr(0, dot);
+  };
+  for (const ep::InputSpec& s : program_.graph_module.input_specs) {
+    using Kind = ep::InputSpec::Kind;
+    if (s.kind == Kind::kParameter || s.kind == Kind::kBuffer || s.kind == Kind::kTensorConstant) {
+      module_at(owner_of(s.target));
+    }
+  }
+  for (const std::string& path : called) module_at(path);
   gm_ = std::make_unique<GraphModule>(root, std::make_unique<Graph>(), "GraphModule");
 
   absl::flat_hash_map<std::string, const at::Tensor*> state, constants;
@@ -166,10 +188,9 @@ absl::Status ProgramWalker::build_root() {
           " ", quote_for_message(s.target), " is not in the archive's weights"));
     }
     const at::Tensor& tensor = *found->second;
-    const size_t dot = s.target.rfind('.');
-    const std::string owner_path = dot == std::string::npos ? "" : s.target.substr(0, dot);
-    const std::string attr = dot == std::string::npos ? s.target : s.target.substr(dot + 1);
-    torch::jit::Module& owner = module_at(owner_path, "torch.nn.modules.module.Module");
+    const std::string owner_path = owner_of(s.target);
+    const std::string attr = owner_path.empty() ? s.target : s.target.substr(owner_path.size() + 1);
+    torch::jit::Module& owner = module_at(owner_path);
     lifted_[s.arg.names.at(0)] = s.target;
     // Tied weights: torch.export lifts one parameter once per module that
     // uses it, each naming the same attribute.
@@ -329,7 +350,7 @@ absl::Status ProgramWalker::walk(size_t depth, const std::vector<ModuleCall>& cu
     // `forward` reads its body.
     std::vector<ModuleCall> inner(stack.begin(), stack.begin() + depth + 1);
     const ModuleCall& call = inner.back();
-    const ModuleInfo* info = info_for(call.path, call.type);
+    const ModuleInfo* info = info_for(call.path);
     absl::Status body_status = absl::OkStatus();
     ModuleForward forward = [&](const Arguments&, const Kwargs&) -> absl::StatusOr<Argument> {
       body_status = walk(depth + 1, inner);

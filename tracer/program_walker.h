@@ -70,10 +70,10 @@ class ProgramWalker {
 
  private:
   absl::Status build_root();
-  // The module object for a path, made on first use with the class the
-  // program names for it.
-  torch::jit::Module& module_at(const std::string& path, const std::string& type);
-  const ModuleInfo* info_for(const std::string& path, const std::string& type);
+  // The module object for a path, made on first use (its parents first) with
+  // the class the program's module stacks name for it.
+  torch::jit::Module& module_at(const std::string& path);
+  const ModuleInfo* info_for(const std::string& path);
   absl::Status add_placeholders();
   // The placeholder of one flat input (a tensor, or a number the program was
   // specialised for: its value is the default).
@@ -104,6 +104,8 @@ class ProgramWalker {
   std::string root_type_ = "torch.nn.modules.module.Module";
   // Module objects by path, and what hooks see of them.
   std::map<std::string, torch::jit::Module> modules_;
+  // Module path -> class, from the nodes' nn_module_stack.
+  std::map<std::string, std::string> module_types_;
   std::deque<ModuleInfo> infos_;
   std::map<std::string, const ModuleInfo*> info_by_path_;
   std::shared_ptr<torch::jit::CompilationUnit> unit_ = std::make_shared<torch::jit::CompilationUnit>();

@@ -52,7 +52,7 @@ void ProgramWalker::record_graph_meta(GraphModule& gm) {
 absl::Status ProgramWalker::prepare() { return build_root(); }
 
 absl::StatusOr<GraphModule> ProgramWalker::run() {
-  const ModuleInfo* root = info_for("", root_type_);
+  const ModuleInfo* root = info_for("");
   for (auto& ext : tracer_.extensions()) ext->begin_trace(tracer_, ModuleRef(root));
   if (absl::Status s = add_placeholders(); !s.ok()) return s;
   if (absl::Status s = walk(0, {}); !s.ok()) return s;
