@@ -18,13 +18,15 @@ std::pair<absl::string_view, absl::string_view> split_overload(absl::string_view
   return {target.substr(0, dot), target.substr(dot + 1)};
 }
 
-// `torch.relu`, `torch.nn.functional.relu`, `torch.Tensor.relu` -> `relu`;
-// "" for anything else.
+// `torch.relu`, `torch.Tensor.relu` -> `relu`; "" for anything else. Not
+// `torch.nn.functional.*`: those are Python functions (leaf functions in a
+// traced graph) whose parameters need not be the operator's
+// (F.batch_norm(input, running_mean, ...) vs aten::batch_norm(input, weight,
+// ...)), so matching them to the operator would bind arguments wrongly.
 absl::string_view torch_function_name(absl::string_view target) {
   absl::string_view name = target;
   if (!absl::ConsumePrefix(&name, "torch.")) return {};
-  absl::ConsumePrefix(&name, "nn.functional.") || absl::ConsumePrefix(&name, "functional.") ||
-      absl::ConsumePrefix(&name, "Tensor.");
+  absl::ConsumePrefix(&name, "Tensor.");
   if (name.empty() || name.find('.') != absl::string_view::npos) return {};
   return name;
 }

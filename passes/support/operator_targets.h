@@ -9,7 +9,9 @@
 // `aten::relu` (read from `torch.ops.aten.relu.default`), C++ code traced
 // through Proxies `torch.relu`, call_method `relu` or `operator.add`:
 //
-//   fx::operator_base_name(Op::kCallFunction, "torch.nn.functional.relu")  // "aten::relu"
+//   fx::operator_base_name(Op::kCallFunction, "torch.relu")                // "aten::relu"
+//   fx::operator_base_name(Op::kCallFunction, "torch.nn.functional.relu")  // itself: a Python
+//                                                                           // function
 //   fx::operator_base_name(Op::kCallMethod, "relu")                        // "aten::relu"
 //   fx::operator_base_name(Op::kCallFunction, "operator.add")              // "aten::add"
 //   fx::operator_base_name(Op::kCallFunction, "aten::add.Tensor")          // "aten::add"
