@@ -14,6 +14,7 @@
 #include "core/well_known.h"
 #include "passes/support/operator_targets.h"
 #include "runtime/graph_module.h"
+#include "runtime/operator_aliasing.h"
 #include "runtime/operator_binding.h"
 
 namespace fx {
@@ -79,6 +80,38 @@ bool may_write_operands(const Node& node) {
   return false;
 }
 
+bool returns_an_alias(const c10::FunctionSchema& schema) {
+  if (schema.is_mutable()) return true;  // in place or out=: returns what it wrote
+  for (const c10::Argument& ret : schema.returns()) {
+    if (ret.alias_info() != nullptr) return true;  // a view: Tensor(a), Tensor(a)[]
+  }
+  return false;
+}
+
+// Whether the result of `node` may share storage with one of its operands: a
+// view or in-place result (the schema's alias annotation, of the exact
+// overload or, without one, of any), an operator that returns an input
+// without saying so (runtime/operator_aliasing.h), and everything that is not
+// an ATen operator, which cse cannot see into (getitem of a list of views,
+// Python functions, modules).
+bool result_may_alias_operands(const Node& node) {
+  if (node.op() == Op::kOutput) return false;  // no value: it only reads
+  if (node.op() != Op::kCallFunction && node.op() != Op::kCallMethod) return true;
+  if (!names_aten_operator(node.op(), node.target())) return true;
+  const std::string base = operator_base_name(node.op(), node.target());
+  if (may_share_an_input(base)) return true;
+  if (node.op() == Op::kCallFunction && !operator_overload(node.op(), node.target()).empty()) {
+    auto exact = find_operator(node.target());
+    return !exact.ok() || returns_an_alias(*exact->schema);
+  }
+  std::vector<BoundOperator> overloads = find_overloads(base);
+  if (overloads.empty()) return true;
+  for (const BoundOperator& o : overloads) {
+    if (returns_an_alias(*o.schema)) return true;
+  }
+  return false;
+}
+
 // Storage classes: union-find over node indices. Index 0 stands for
 // everything from outside the graph (inputs, attributes), which may alias.
 class StorageClasses {
@@ -123,7 +156,9 @@ class Eliminator {
   size_t index(const Node* node) const { return static_cast<size_t>(Graph::order_of(*node)) + 1; }
 
   // Which values may share storage, and which storage the graph writes.
-  // Without writes aliasing cannot change a value, so nothing is united.
+  // Without writes aliasing cannot change a value, so nothing is united. A
+  // fresh result (relu, conv) starts a class of its own: a write to it (an
+  // in-place relu_ after it) changes no operand of it.
   void analyse_storage() {
     classes_.emplace(static_cast<size_t>(graph_.order_bound()) + 1);
     epoch_.assign(graph_.order_bound() + 2, 0);
@@ -134,7 +169,7 @@ class Eliminator {
     for (Node* node : graph_.nodes()) {
       if (node->op() == Op::kPlaceholder || node->op() == Op::kGetAttr) {
         classes_->unite(index(node), 0);
-      } else {
+      } else if (result_may_alias_operands(*node)) {
         for (Node* input : node->input_nodes()) classes_->unite(index(node), index(input));
       }
     }
