@@ -122,12 +122,13 @@ TEST(ConstFoldTest, NonTensorResultsStay) {
 // PR 166609: random operators were folded, freezing one draw. Their schema's
 // tag (nondeterministic_seeded) or Generator argument says so.
 TEST(ConstFoldTest, RandomOperatorsAreNotFolded) {
-  for (const char* target : {"aten::rand_like", "aten::randn_like", "aten::bernoulli",
+  for (const char* target : {"aten::rand_like", "aten::randn_like", "aten::bernoulli.p",
                              "aten::dropout", "aten::rrelu"}) {
     SCOPED_TRACE(target);
     auto g = std::make_unique<Graph>();
     Node* x = g->placeholder("x");
     Arguments args = {g->get_attr("w")};
+    if (std::string(target) == "aten::bernoulli.p") args = {args[0], 0.5};
     if (std::string(target) == "aten::dropout") args = {args[0], 0.5, true};
     if (std::string(target) == "aten::rrelu") args = {args[0], 0.1, 0.3, true};
     Node* r = g->call_function(target, args);
@@ -163,6 +164,25 @@ TEST(ConstFoldTest, ImpureOperatorsAreNotFolded) {
   EXPECT_EQ(gm.version(), version);
   EXPECT_TRUE(at::allclose(run(gm, input), before));
   EXPECT_TRUE(at::allclose(run(gm, input), before));
+}
+
+// An out= variant writes its `out` argument though its name has no trailing
+// underscore: the schema's alias annotation (Tensor(a!)) says so.
+TEST(ConstFoldTest, OutVariantsAreNotFolded) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* written = g->call_function("aten::neg.out", {g->get_attr("b")}, {{"out", g->get_attr("b")}});
+  EXPECT_FALSE(written->is_impure());  // no name rule catches it
+  Node* read_after = g->call_function("aten::mul.Scalar", {g->get_attr("b"), 1});
+  g->output(g->call_function("aten::add.Tensor", {x, read_after}));
+  GraphModule gm = module_with_weights(std::move(g));
+  const at::Tensor b0 = gm.get_attr("b")->toTensor().clone();
+  auto report = fold_constants(gm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->attributes, IsEmpty());
+  const at::Tensor input = at::zeros({3});
+  EXPECT_TRUE(at::allclose(run(gm, input), -b0));
+  EXPECT_TRUE(at::allclose(run(gm, input), b0));
 }
 
 // A buffer the graph updates in place is not a constant: what reads it after
