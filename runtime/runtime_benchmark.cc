@@ -9,6 +9,16 @@
 //                     (../shared/workloads/tensor_product.py, scripted at build time);
 //   * resnet18:       torchvision's ResNet-18 at batch 1.
 // Graphs are traced and run through `inline,dce`, as a deployment would.
+//
+// Folding (issue 23): ResNet-18, ResNet-50 and MobileNetV2 at batch 1 and 8,
+// all under InferenceMode, against TorchScript's forward and against
+// torch.jit.optimize_for_inference(torch.jit.freeze(m)) (libtorch's C++
+// equivalents, run here: a module optimised for MKLDNN cannot be saved and
+// loaded again in torch 1.13, "required keyword attribute 'value' is
+// undefined"); our plans after `inline,dce` and after
+// `inline,fold_bn,const_fold,dce`:
+//
+//   bazel run --config=opt //runtime:runtime_benchmark -- --benchmark_filter=folding
 // Compare times within one run: the machines are shared and noisy.
 //
 //   bazel run --config=opt //runtime:runtime_benchmark
@@ -22,10 +32,13 @@
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/api/module.h>
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
+#include "passes/const_fold/const_fold.h"
 #include "passes/dce/dce.h"
+#include "passes/fold_bn/fold_bn.h"
 #include "passes/inline/inline.h"
 #include "passes/pass_manager.h"
 #include "runtime/execution_plan.h"
@@ -173,7 +186,94 @@ void BM_EagerChain(benchmark::State& state, bool inference_mode) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// ---- Folding: the plan after fold_bn,const_fold,dce against TorchScript ------
+
+struct FoldingWorkload {
+  torch::jit::Module module;
+  torch::jit::Module frozen;  // optimize_for_inference(freeze(module))
+  std::vector<c10::IValue> inputs;
+  std::unique_ptr<GraphModule> unfolded, folded;
+  std::shared_ptr<const ExecutionPlan> unfolded_plan, folded_plan;
+};
+
+std::unique_ptr<GraphModule> traced_through(const torch::jit::Module& module,
+                                            const std::string& pipeline) {
+  auto gm = Tracer().trace(module);
+  if (!gm.ok()) throw std::runtime_error(std::string(gm.status().message()));
+  Registry registry;
+  PluginRegistrar r({"passes", "1", ""});
+  register_inline(r);
+  register_dce(r);
+  register_fold_bn(r);
+  register_const_fold(r);
+  if (!registry.commit(r).ok()) throw std::runtime_error("cannot register passes");
+  auto pm = PassManager::create(pipeline, registry);
+  PassContext context(registry);
+  if (!pm.ok() || !pm->run(*gm, context).ok()) throw std::runtime_error(pipeline + " failed");
+  if (!context.warnings().empty()) throw std::runtime_error(context.warnings()[0]);
+  return std::make_unique<GraphModule>(*std::move(gm));
+}
+
+FoldingWorkload& folding_workload(const std::string& model, int batch) {
+  static auto* cache = new std::map<std::string, std::unique_ptr<FoldingWorkload>>();
+  const std::string key = absl::StrCat(model, "/", batch);
+  auto it = cache->find(key);
+  if (it != cache->end()) return *it->second;
+  auto w = std::make_unique<FoldingWorkload>();
+  w->module = testing::load_fixture(model + ".pt");
+  w->module.eval();
+  w->frozen = torch::jit::freeze(w->module);
+  w->frozen = torch::jit::optimize_for_inference(w->frozen);
+  w->inputs = {at::rand({batch, 3, 224, 224})};
+  w->unfolded = traced_through(w->module, "inline,dce");
+  w->folded = traced_through(w->module, "inline,fold_bn,const_fold,dce");
+  auto unfolded = ExecutionPlan::compile(*w->unfolded, PlanOptions());
+  auto folded = ExecutionPlan::compile(*w->folded, PlanOptions());
+  if (!unfolded.ok() || !folded.ok()) throw std::runtime_error("cannot compile the plans");
+  w->unfolded_plan = *std::move(unfolded);
+  w->folded_plan = *std::move(folded);
+  // Each side computes what the module computes.
+  c10::InferenceMode guard;
+  const at::Tensor expected = w->module.forward(w->inputs).toTensor();
+  for (const at::Tensor& got : {w->frozen.forward(w->inputs).toTensor(),
+                                w->folded_plan->run(*w->folded_plan->make_state(), w->inputs)->toTensor()}) {
+    if (!at::allclose(got, expected, 1e-3, 1e-4)) throw std::runtime_error(key + ": outputs differ");
+  }
+  return *cache->emplace(key, std::move(w)).first->second;
+}
+
+// side: "torchscript", "frozen", "plan_unfolded", "plan_folded".
+void BM_Folding(benchmark::State& state, const std::string& model, int batch,
+                const std::string& side) {
+  at::set_num_threads(1);
+  FoldingWorkload& w = folding_workload(model, batch);
+  c10::InferenceMode guard;
+  if (side == "torchscript" || side == "frozen") {
+    torch::jit::Module& m = side == "frozen" ? w.frozen : w.module;
+    for (auto _ : state) benchmark::DoNotOptimize(m.forward(w.inputs));
+  } else {
+    const ExecutionPlan& plan = side == "plan_folded" ? *w.folded_plan : *w.unfolded_plan;
+    auto run_state = plan.make_state();
+    for (auto _ : state) benchmark::DoNotOptimize(plan.run(*run_state, w.inputs));
+  }
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+
+void register_folding() {
+  for (const std::string model : {"resnet18", "resnet50", "mobilenet_v2"}) {
+    for (int batch : {1, 8}) {
+      for (const std::string side : {"torchscript", "frozen", "plan_unfolded", "plan_folded"}) {
+        benchmark::RegisterBenchmark(
+            absl::StrCat("folding/", model, "_b", batch, "/", side).c_str(), BM_Folding, model,
+            batch, side)
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
+}
+
 void register_all() {
+  register_folding();
   for (const std::string name : {"chain", "tensor_product", "resnet18"}) {
     benchmark::RegisterBenchmark(("torchscript/" + name).c_str(), BM_TorchScript, name)
         ->Unit(benchmark::kMicrosecond);
