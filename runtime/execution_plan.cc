@@ -113,6 +113,9 @@ absl::StatusOr<std::shared_ptr<const ExecutionPlan>> ExecutionPlan::compile(
   for (const auto& [target, functions] : gm.functions()) {
     for (const torch::jit::StrongFunctionPtr& f : functions) module.add_function(target, f);
   }
+  for (const auto& [name, sub] : gm.graph_submodules()) {
+    if (absl::Status s = module.add_graph_submodule(name, sub); !s.ok()) return s;
+  }
   const size_t lowered = options.lower_functions ? lower_leaf_functions(module) : 0;
   std::shared_ptr<ExecutionPlan> plan(new ExecutionPlan(options, std::move(module)));
   plan->lowered_functions_ = lowered;
@@ -130,6 +133,7 @@ absl::Status ExecutionPlan::build() {
     auto target = lookup_target(*module_, *n);
     if (!target.ok()) return target.status();
     info.target = *std::move(target);
+    if (absl::Status s = compile_graph_submodule(*n, info.target, options_); !s.ok()) return s;
     if (n->op() == Op::kPlaceholder) {
       info.placeholder_index = static_cast<int>(input_names_.size());
       input_names_.push_back(n->name());

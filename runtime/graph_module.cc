@@ -100,6 +100,38 @@ bool GraphModule::has_submodule(absl::string_view qualified_name) const {
   return get_submodule(qualified_name).ok();
 }
 
+absl::Status GraphModule::add_graph_submodule(const std::string& name,
+                                              std::shared_ptr<GraphModule> module) {
+  if (!is_python_identifier(name) || is_python_keyword(name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "graph submodule name '", name, "' is not an identifier; use a name like submod_0"));
+  }
+  if (module == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("graph submodule '", name, "' is null"));
+  }
+  if (graph_submodule(name) != nullptr || own_attributes_.contains(name) ||
+      root_._ivalue()->type()->hasAttribute(name)) {
+    return absl::AlreadyExistsError(absl::StrCat("submodule '", name, "' already exists"));
+  }
+  graph_submodules_.emplace_back(name, std::move(module));
+  ++state_version_;
+  return absl::OkStatus();
+}
+
+const GraphModule* GraphModule::graph_submodule(absl::string_view name) const {
+  for (const auto& [n, m] : graph_submodules_) {
+    if (n == name) return m.get();
+  }
+  return nullptr;
+}
+
+GraphModule* GraphModule::graph_submodule(absl::string_view name) {
+  for (auto& [n, m] : graph_submodules_) {
+    if (n == name) return m.get();
+  }
+  return nullptr;
+}
+
 absl::Status GraphModule::add_attribute(const std::string& name, c10::IValue value) {
   if (own_attributes_.contains(name) || root_._ivalue()->type()->hasAttribute(name)) {
     return absl::AlreadyExistsError(absl::StrCat("attribute '", name, "' already exists"));
@@ -147,6 +179,14 @@ absl::Status GraphModule::lint() const {
                          v.status().message()));
       }
     } else if (n->op() == Op::kCallModule) {
+      if (const GraphModule* sub = graph_submodule(n->target())) {
+        if (absl::Status s = sub->lint(); !s.ok()) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "lint: graph submodule '", n->target(), "' (called by node '", n->name(),
+              "'): ", s.message()));
+        }
+        continue;
+      }
       auto m = get_submodule(n->target());
       if (!m.ok()) {
         return absl::FailedPreconditionError(
@@ -172,8 +212,12 @@ absl::StatusOr<c10::IValue> GraphModule::forward(std::vector<c10::IValue> inputs
 
 absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& source,
                                                          std::unique_ptr<Graph> graph,
-                                                         std::string class_name) {
+                                                         std::string class_name,
+    std::vector<std::pair<std::string, std::shared_ptr<GraphModule>>> graph_submodules) {
   GraphModule result(empty_module(class_name), std::move(graph), class_name);
+  for (auto& [name, sub] : graph_submodules) {
+    if (absl::Status s = result.add_graph_submodule(name, std::move(sub)); !s.ok()) return s;
+  }
   if (absl::Status s = result.adopt_referenced(source); !s.ok()) return s;
   result.functions_ = source.functions_;
   return result;
@@ -188,11 +232,13 @@ absl::Status GraphModule::delete_unused_attributes() {
   // The new root holds a subset of the old one: equal sizes mean nothing was
   // unused, and the module stays as it is (and its version with it).
   if (count_values(fresh.root_._ivalue()) == count_values(root_._ivalue()) &&
-      fresh.own_attributes_.size() == own_attributes_.size()) {
+      fresh.own_attributes_.size() == own_attributes_.size() &&
+      fresh.graph_submodules_.size() == graph_submodules_.size()) {
     return absl::OkStatus();
   }
   root_ = fresh.root_;
   own_attributes_ = std::move(fresh.own_attributes_);
+  graph_submodules_ = std::move(fresh.graph_submodules_);
   plan_.reset();
   ++state_version_;
   return absl::OkStatus();
@@ -251,6 +297,16 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
     const std::string& target = n->target();
     const std::vector<std::string> atoms = atoms_of(target);
     if (atoms.empty() || inside_taken(atoms) || own_attributes_.contains(target)) continue;
+    if (n->op() == Op::kCallModule) {
+      if (graph_submodule(target) != nullptr) continue;
+      if (const auto it = std::find_if(
+              source.graph_submodules_.begin(), source.graph_submodules_.end(),
+              [&](const auto& entry) { return entry.first == target; });
+          it != source.graph_submodules_.end()) {
+        graph_submodules_.push_back(*it);
+        continue;
+      }
+    }
     auto value = source.get_attr(target);
     if (!value.ok()) {
       return absl::NotFoundError(absl::StrCat("node '", n->name(), "' refers to ", target,

@@ -17,6 +17,11 @@
 // uses `model` as the root as it is; `GraphModule::from_referenced` builds a
 // fresh root holding only what the graph references, as torch.fx does.
 //
+// A GraphModule may hold GraphModules as submodules (torch.fx's split_module
+// makes a top graph calling `submod_0`, `submod_1`, ...): a call_module node
+// whose target names one runs that GraphModule's graph, in the Interpreter and
+// in the plan; printers, the graph file and the TorchScript exporter recurse.
+//
 // Calling a GraphModule runs its ExecutionPlan (execution_plan.h), compiled
 // at the first call and again after the module changes (version()); the
 // Interpreter (interpreter.h) runs it node by node, overridably. GraphModules are
@@ -26,6 +31,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/csrc/jit/api/module.h>
@@ -54,9 +60,12 @@ class GraphModule {
   // same qualified names, exactly the submodules, parameters, buffers and
   // attributes that `graph`'s get_attr and call_module nodes reference, taken
   // from `source` (shared, not copied). Fails naming a target `source` lacks.
-  static absl::StatusOr<GraphModule> from_referenced(const GraphModule& source,
-                                                     std::unique_ptr<Graph> graph,
-                                                     std::string class_name = "GraphModule");
+  // `graph_submodules` are added first: call_module targets they name are not
+  // looked up in `source`.
+  static absl::StatusOr<GraphModule> from_referenced(
+      const GraphModule& source, std::unique_ptr<Graph> graph,
+      std::string class_name = "GraphModule",
+      std::vector<std::pair<std::string, std::shared_ptr<GraphModule>>> graph_submodules = {});
 
   GraphModule(GraphModule&&) noexcept;
   GraphModule& operator=(GraphModule&&) noexcept;
@@ -92,6 +101,20 @@ class GraphModule {
   // True when `qualified_name` names a submodule (module, not attribute).
   bool has_submodule(absl::string_view qualified_name) const;
 
+  // Adds `module` as the submodule `name` (an identifier, no dots): call_module
+  // nodes targeting `name` run its graph. Fails when the name is not an
+  // identifier or is taken by an attribute, submodule or graph submodule.
+  // The module is shared: a copy of this GraphModule (a plan's) calls it too.
+  absl::Status add_graph_submodule(const std::string& name, std::shared_ptr<GraphModule> module);
+  // The graph submodule `name`, or nullptr.
+  const GraphModule* graph_submodule(absl::string_view name) const;
+  GraphModule* graph_submodule(absl::string_view name);
+  // All graph submodules, in the order added.
+  const std::vector<std::pair<std::string, std::shared_ptr<GraphModule>>>& graph_submodules()
+      const {
+    return graph_submodules_;
+  }
+
   // Adds an attribute of this GraphModule (not of the root). Fails when the
   // name is taken by an attribute of the module or of the root.
   absl::Status add_attribute(const std::string& name, c10::IValue value);
@@ -117,7 +140,8 @@ class GraphModule {
   }
 
   // Graph::lint, then: every get_attr target is an attribute and every
-  // call_module target a submodule. Errors name the node and the missing atom.
+  // call_module target a submodule or a graph submodule (linted in turn).
+  // Errors name the node and the missing atom.
   absl::Status lint() const;
 
   // The Python source of forward (torch.fx's `GraphModule.code`).
@@ -141,6 +165,7 @@ class GraphModule {
   std::string class_name_;
   absl::flat_hash_map<std::string, c10::IValue> own_attributes_;
   absl::flat_hash_map<std::string, std::vector<torch::jit::StrongFunctionPtr>> functions_;
+  std::vector<std::pair<std::string, std::shared_ptr<GraphModule>>> graph_submodules_;
   int next_tensor_constant_ = 0;
   // version() is this plus the graph's version; set_graph moves it past the
   // old graph's, so the sum only grows.

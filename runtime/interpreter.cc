@@ -9,6 +9,7 @@
 #include "core/last_uses.h"
 #include "core/printer.h"
 #include "runtime/input_constraints.h"
+#include "runtime/execution_plan.h"
 #include "runtime/node_calls.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
@@ -261,6 +262,18 @@ absl::StatusOr<c10::IValue> Interpreter::call_module(const Node& node,
   NodePlan* p = find_plan(plan_->nodes, node);
   if (p == nullptr) return node_error(node, "the submodule was not resolved");
   NodeTarget& t = p->target;
+  if (t.graph_module != nullptr) {
+    // A graph submodule runs as a whole (as torch.fx's Interpreter calls a
+    // submodule), by its plan, compiled at its first call. Autograd records
+    // as in the rest of the Interpreter's run.
+    if (t.graph_module_plan == nullptr) {
+      PlanOptions options;
+      options.inference_mode = false;
+      options.plan_memory = false;
+      if (absl::Status s = compile_graph_submodule(node, t, options); !s.ok()) return s;
+    }
+    return call_graph_module(node, *t.graph_module_plan, std::move(args), kwargs);
+  }
   if (!t.method) {
     auto m = choose_method(node, t.method_overloads, args, kwargs);
     if (!m.ok()) return m.status();

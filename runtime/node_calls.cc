@@ -17,6 +17,7 @@
 #include "core/printer.h"
 #include "core/python_operators.h"
 #include "core/well_known.h"
+#include "runtime/execution_plan.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {
@@ -410,6 +411,10 @@ absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node
       }
       break;
     case Op::kCallModule: {
+      if (const GraphModule* graph_module = gm.graph_submodule(node.target())) {
+        t.graph_module = graph_module;
+        break;
+      }
       auto sub = gm.get_submodule(node.target());
       if (!sub.ok()) return node_error(node, sub.status().message());
       if (const MetaValue* named = node.meta().find(kModuleMethodKey);
@@ -439,6 +444,32 @@ absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node
       break;
   }
   return t;
+}
+
+absl::Status compile_graph_submodule(const Node& node, NodeTarget& target,
+                                     const PlanOptions& options) {
+  if (target.graph_module == nullptr) return absl::OkStatus();
+  auto plan = ExecutionPlan::compile(*target.graph_module, options);
+  if (!plan.ok()) {
+    return node_error(node, absl::StrCat("graph submodule '", node.target(),
+                                         "': ", plan.status().message()));
+  }
+  target.graph_module_plan = *std::move(plan);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<c10::IValue> call_graph_module(const Node& node, const ExecutionPlan& plan,
+                                              std::vector<c10::IValue> args,
+                                              const IValueKwargs& kwargs) {
+  if (!kwargs.empty()) {
+    return node_error(node, "a graph submodule takes positional inputs only, not keywords");
+  }
+  auto value = plan.run(std::move(args));
+  if (!value.ok()) {
+    return node_error(node, absl::StrCat("in graph submodule '", node.target(),
+                                         "': ", value.status().message()));
+  }
+  return value;
 }
 
 absl::StatusOr<torch::jit::Function*> choose_function(

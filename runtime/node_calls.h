@@ -23,6 +23,7 @@
 #ifndef FX_RUNTIME_NODE_CALLS_H_
 #define FX_RUNTIME_NODE_CALLS_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@
 #include "runtime/operator_binding.h"
 
 namespace fx {
+
+class ExecutionPlan;
+struct PlanOptions;
 
 // call_function targets run natively rather than by an operator.
 enum class Builtin {
@@ -78,6 +82,11 @@ struct NodeTarget {
   // the overloads to choose from by the arguments (`choose_function`).
   torch::jit::Function* function = nullptr;
   std::vector<torch::jit::Function*> function_overloads;
+  // call_module of a graph submodule (GraphModule::graph_submodule): the
+  // module, and the plan that runs it (compiled by the executor, for its
+  // device: `compile_graph_submodule`).
+  const GraphModule* graph_module = nullptr;
+  std::shared_ptr<const ExecutionPlan> graph_module_plan;
   // call_module: the submodule's forward, or its overloads (`forward__0`, ...).
   c10::optional<torch::jit::Method> method;
   std::vector<torch::jit::Method> method_overloads;
@@ -87,6 +96,17 @@ struct NodeTarget {
 
 // Looks up `node`'s target in `gm`. Errors name the node and what is missing.
 absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node);
+
+// Compiles the plan of a call_module node's graph submodule, when it calls
+// one, into `target.graph_module_plan`. Errors name the node.
+absl::Status compile_graph_submodule(const Node& node, NodeTarget& target,
+                                     const PlanOptions& options);
+
+// Runs a graph submodule's plan on a call_module node's arguments (no
+// keyword arguments: a GraphModule's inputs are positional).
+absl::StatusOr<c10::IValue> call_graph_module(const Node& node, const ExecutionPlan& plan,
+                                              std::vector<c10::IValue> args,
+                                              const IValueKwargs& kwargs);
 
 // The TorchScript overload of a leaf function, or of a submodule's forward,
 // that accepts these arguments.

@@ -171,6 +171,9 @@ absl::StatusOr<c10::IValue> run_call_step(const Step& step, const std::vector<c1
   if (step.function != nullptr) {
     return call_function_body(*step.node, *step.function, std::move(args), kwargs);
   }
+  if (step.graph_module_plan != nullptr) {
+    return call_graph_module(*step.node, *step.graph_module_plan, std::move(args), kwargs);
+  }
   return call_method_body(*step.node, *step.method, std::move(args), kwargs);
 }
 
@@ -257,7 +260,10 @@ absl::Status ExecutionPlan::run_node_by_node(const std::vector<c10::IValue>& inp
       kwargs.emplace_back(key, *std::move(v));
     }
     absl::StatusOr<c10::IValue> value;
-    if (node.op() == Op::kCallModule) {
+    if (t.graph_module_plan != nullptr) {
+      choice.graph_module_plan = t.graph_module_plan;
+      value = call_graph_module(node, *t.graph_module_plan, std::move(args), kwargs);
+    } else if (node.op() == Op::kCallModule) {
       choice.method = t.method;
       if (!choice.method) {
         auto m = choose_method(node, t.method_overloads, args, kwargs);
@@ -548,6 +554,7 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
         step.builtin = info.target.builtin;
         step.function = choice.function;
         step.method = choice.method;
+        step.graph_module_plan = choice.graph_module_plan;
         const Argument none;
         const size_t n = node.op() == Op::kOutput ? 1 : node.args().size();
         for (size_t k = 0; k < n; ++k) {

@@ -87,6 +87,7 @@ struct Step {
   Builtin builtin = Builtin::kNone;
   torch::jit::Function* function = nullptr;
   c10::optional<torch::jit::Method> method;
+  std::shared_ptr<const ExecutionPlan> graph_module_plan;
   // Slots whose last reader this step is.
   std::vector<uint32_t> release;
 };
@@ -124,6 +125,7 @@ struct ExecutionPlan::NodeChoice {
   std::shared_ptr<const Contraction> contraction;
   torch::jit::Function* function = nullptr;
   c10::optional<torch::jit::Method> method;
+  std::shared_ptr<const ExecutionPlan> graph_module_plan;
 };
 
 struct ExecutionPlan::RunState::Impl {

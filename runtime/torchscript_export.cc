@@ -506,6 +506,16 @@ absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm) 
     training = gm.root().attr("training").toBool();
   }
   add_training_flags(root, training);
+  // Graph submodules (split's stages) become TorchScript submodules, each
+  // exported in turn.
+  for (const auto& [name, sub] : holder->graph_submodules()) {
+    auto exported = export_to_torchscript(*sub);
+    if (!exported.ok()) {
+      return absl::Status(exported.status().code(),
+                          absl::StrCat("graph submodule '", name, "': ", exported.status().message()));
+    }
+    root.register_module(name, *exported);
+  }
   try {
     root.define(source, std::make_shared<ExportResolver>(gm));
   } catch (const std::exception& e) {

@@ -56,10 +56,16 @@ std::vector<std::string> meta_columns(const Graph& graph) {
 }
 
 std::string render(const GraphModule& gm, const std::string& format) {
-  if (format == "graph") return format_graph(gm.graph()) + "\n";
-  if (format == "tabular") return format_tabular(gm.graph(), meta_columns(gm.graph())) + "\n";
-  if (format == "code") return gm.code();
-  return "";
+  std::string out;
+  if (format == "graph") out = format_graph(gm.graph()) + "\n";
+  if (format == "tabular") out = format_tabular(gm.graph(), meta_columns(gm.graph())) + "\n";
+  if (format == "code") out = gm.code();
+  if (out.empty()) return out;
+  // Graph submodules (split's stages) follow the graph that calls them.
+  for (const auto& [name, sub] : gm.graph_submodules()) {
+    absl::StrAppend(&out, "\n# ", name, " (called by the graph above):\n", render(*sub, format));
+  }
+  return out;
 }
 
 // --help: every fxrun flag with its default, spelled as documented; exit 0.

@@ -32,9 +32,13 @@ using Json = nlohmann::ordered_json;
 
 constexpr char kFormat[] = "fx-graph";
 
-absl::StatusOr<std::string> graph_file_text(const GraphModule& gm) {
+namespace {
+
+// One module of the file: the graph, its functions and attributes, and its
+// graph submodules (split's stages), each such an object in turn.
+Json module_to_json(const GraphModule& gm) {
   Json graph = graph_to_json(gm.graph());
-  Json out = {{"format", kFormat}, {"version", kGraphFileVersion}, {"class_name", gm.class_name()}};
+  Json out = {{"class_name", gm.class_name()}};
   out["nodes"] = std::move(graph["nodes"]);
   out["meta"] = std::move(graph["meta"]);
   // Sorted, so that equal modules give equal files.
@@ -54,6 +58,20 @@ absl::StatusOr<std::string> graph_file_text(const GraphModule& gm) {
     out["attributes"][name] = {
         {"pickle", absl::Base64Escape(absl::string_view(bytes.data(), bytes.size()))}};
   }
+  if (!gm.graph_submodules().empty()) {
+    out["submodules"] = Json::object();
+    for (const auto& [name, sub] : gm.graph_submodules()) {
+      out["submodules"][name] = module_to_json(*sub);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> graph_file_text(const GraphModule& gm) {
+  Json out = {{"format", kFormat}, {"version", kGraphFileVersion}};
+  out.update(module_to_json(gm));
   if (absl::Status s = check_utf8_strings(out); !s.ok()) return s;
   return out.dump(2) + "\n";
 }
@@ -191,6 +209,9 @@ absl::Status bad(absl::string_view file, const std::string& where, absl::string_
       absl::StrCat(path_for_message(std::string(file)), ": ", where, ": ", what));
 }
 
+absl::StatusOr<GraphModule> module_from_json(const Json& json, const torch::jit::Module& model,
+                                             absl::string_view file_name, const std::string& in);
+
 }  // namespace
 
 absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::Module model,
@@ -220,6 +241,18 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
                             " is not the version this fxrun reads (", kGraphFileVersion,
                             "); write the file again with this fxrun"));
   }
+  return module_from_json(json, model, file_name, "");
+}
+
+namespace {
+
+absl::StatusOr<GraphModule> module_from_json(const Json& json, const torch::jit::Module& model,
+                                             absl::string_view file_name,
+                                             const std::string& in) {
+  // `in` places what is reported inside a graph submodule (`submodules["submod_0"].`).
+  auto bad = [&](absl::string_view file, const std::string& where, absl::string_view what) {
+    return fx::bad(file, absl::StrCat(in, where), what);
+  };
   auto graph = graph_from_json(json);
   if (!graph.ok()) return bad(file_name, "graph", graph.status().message());
   std::string class_name = "GraphModule";
@@ -299,10 +332,27 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
       }
     }
   }
+  if (json.contains("submodules")) {
+    const Json& submodules = json["submodules"];
+    if (!submodules.is_object()) return bad(file_name, "submodules", "expected an object");
+    for (const auto& [name, entry] : submodules.items()) {
+      const std::string where = absl::StrCat("submodules[", quote_for_message(name), "]");
+      if (!entry.is_object()) return bad(file_name, where, "expected an object");
+      auto sub = module_from_json(entry, model, file_name, absl::StrCat(in, where, "."));
+      if (!sub.ok()) return sub.status();
+      if (absl::Status s =
+              gm.add_graph_submodule(name, std::make_shared<GraphModule>(*std::move(sub)));
+          !s.ok()) {
+        return bad(file_name, where, s.message());
+      }
+    }
+  }
   if (absl::Status s = gm.lint(); !s.ok()) {
     return bad(file_name, "graph", absl::StrCat(s.message(), " (the graph was written for another model?)"));
   }
   return gm;
 }
+
+}  // namespace
 
 }  // namespace fx

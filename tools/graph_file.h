@@ -17,7 +17,10 @@
 // by the qualified names of their TorchScript in the model's file; the
 // GraphModule's own attributes (tensor constants the tracer lifted) travel
 // inside, as torch.save's pickle of the value in base64. Parameters, buffers
-// and submodules come from the model given when reading.
+// and submodules come from the model given when reading. Graph submodules
+// (split's stages) are under "submodules": {"submod_0": {"class_name": ...,
+// "nodes": ..., "functions": ..., "attributes": ..., "submodules": ...}},
+// read over the same model.
 //
 // Contracts:
 //   * read_graph_file(graph_file_text(gm), gm's model) rebuilds gm's graph
