@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 
+#include "absl/strings/str_cat.h"
 #include "core/testing/graph_listing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
