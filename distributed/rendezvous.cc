@@ -1,6 +1,10 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "distributed/rendezvous.h"
 
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdlib>
 #include <exception>
 
 #include "absl/strings/str_cat.h"
@@ -58,6 +62,19 @@ absl::Status wait_for_keys(c10d::Store& store, const World& world, absl::string_
 }
 
 }  // namespace
+
+void quiet_c10d_logging() {
+  if (std::getenv("TORCH_CPP_LOG_LEVEL") != nullptr || std::getenv("GLOG_minloglevel") != nullptr) {
+    return;
+  }
+  constexpr int kFatal = 3;
+  // The flags by their symbols: which exist depends on how libtorch was
+  // built (with glog or not), so they are looked up, not linked.
+  for (const char* flag : {"_ZN3fLI17FLAGS_minloglevelE", "FLAGS_minloglevel",
+                           "_ZN3fLI22FLAGS_caffe2_log_levelE", "FLAGS_caffe2_log_level"}) {
+    if (void* address = dlsym(RTLD_DEFAULT, flag)) *static_cast<int32_t*>(address) = kFatal;
+  }
+}
 
 std::string c10d_error(const std::exception& e) {
   for (absl::string_view line : absl::StrSplit(exception_message(e), '\n')) {

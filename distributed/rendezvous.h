@@ -56,6 +56,13 @@ absl::StatusOr<std::vector<std::string>> gather_from_ranks(c10d::Store& store, c
                                                            absl::string_view topic,
                                                            std::chrono::milliseconds timeout);
 
+// c10d logs its retries and timeouts itself, on standard error, in lines a
+// pipeline's own errors repeat in one line: this raises libtorch's minimum
+// log level to FATAL (glog's where c10 logs through glog, as Debian's 1.13
+// does; c10's own elsewhere), unless TORCH_CPP_LOG_LEVEL or GLOG_minloglevel
+// asks for another level.
+void quiet_c10d_logging();
+
 // A c10d (or Gloo) exception's message as one line, without libtorch's backtrace.
 std::string c10d_error(const std::exception& e);
 

@@ -78,6 +78,7 @@ absl::StatusOr<PipelineSettings> pipeline_settings(
 absl::Status launch_local_pipeline(const PipelineSettings& settings,
                                    const std::vector<std::string>& argv,
                                    const std::vector<std::pair<std::string, std::string>>& env) {
+  quiet_c10d_logging();
   const int port = settings.world.master_port ? static_cast<int>(*settings.world.master_port) : 0;
   auto store = host_store(port, settings.timeout);
   if (!store.ok()) return store.status();
@@ -111,6 +112,7 @@ absl::StatusOr<std::unique_ptr<PipelineRank>> PipelineRank::join(const PipelineS
         "give as many stages as processes"));
   }
   if (absl::Status s = backend_available(settings.backend); !s.ok()) return s;
+  quiet_c10d_logging();
   auto store = connect_store(*world, settings.timeout);
   if (!store.ok()) return store.status();
   return std::unique_ptr<PipelineRank>(new PipelineRank(settings, *world, *store));
