@@ -23,9 +23,9 @@
 //     `what`.
 //
 // Version differences: ProcessGroupGloo derives c10d::ProcessGroup in 1.13
-// and c10d::Backend from 2.0; both have the constructor, send, recv and
-// used here, so the group is held by its concrete type and nothing
-// differs by version.
+// and c10d::Backend from 2.0; both have the constructor, send and recv used
+// here, so the group is held by its concrete type and nothing differs by
+// version (the store's one difference is in rendezvous.cc).
 #ifndef FX_DISTRIBUTED_PROCESS_GROUP_H_
 #define FX_DISTRIBUTED_PROCESS_GROUP_H_
 

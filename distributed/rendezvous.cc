@@ -7,16 +7,34 @@
 #include <cstdlib>
 #include <exception>
 
+#include <torch/version.h>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "core/message_text.h"
 #include "runtime/operator_binding.h"
 
 namespace fx {
 namespace {
+
+// The store's options; the one place libtorch's version matters here: from
+// 2.4 TCPStore asks for its libuv backend by default, and Debian's libtorch
+// (2.6, 2.14) is built without libuv, which then refuses to start. The
+// classic backend is in every release.
+c10d::TCPStoreOptions store_options(int port, bool is_server, std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<uint16_t>(port);
+  options.isServer = is_server;
+  options.waitWorkers = false;
+  options.timeout = timeout;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  options.useLibUV = false;
+#endif
+  return options;
+}
 
 std::string key(absl::string_view topic, int rank) { return absl::StrCat("fx/", topic, "/", rank); }
 
@@ -90,36 +108,26 @@ std::string seconds_for_message(std::chrono::milliseconds duration) {
 
 absl::StatusOr<c10::intrusive_ptr<c10d::TCPStore>> host_store(int port,
                                                               std::chrono::milliseconds timeout) {
-  c10d::TCPStoreOptions options;
-  options.port = static_cast<uint16_t>(port);
-  options.isServer = true;
-  options.waitWorkers = false;
-  options.timeout = timeout;
   try {
-    return c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+    return c10::make_intrusive<c10d::TCPStore>("127.0.0.1", store_options(port, true, timeout));
   } catch (const std::exception& e) {
     return absl::UnavailableError(absl::StrCat(
         "cannot open the rendezvous store on port ", port, ": ", c10d_error(e),
-        port == 0 ? "" : "; the port is in use or not allowed: give another MASTER_PORT"));
+        port == 0 ? "" : "; if the port is in use or not allowed, give another --master-port"));
   }
 }
 
 absl::StatusOr<c10::intrusive_ptr<c10d::Store>> connect_store(const World& world,
                                                               std::chrono::milliseconds timeout) {
-  c10d::TCPStoreOptions options;
-  options.port = static_cast<uint16_t>(world.master_port);
-  options.isServer = world.hosts_store();
-  options.waitWorkers = false;
-  options.timeout = timeout;
   try {
-    return c10::intrusive_ptr<c10d::Store>(
-        c10::make_intrusive<c10d::TCPStore>(world.master_addr, options));
+    return c10::intrusive_ptr<c10d::Store>(c10::make_intrusive<c10d::TCPStore>(
+        world.master_addr, store_options(world.master_port, world.hosts_store(), timeout)));
   } catch (const std::exception& e) {
     if (world.hosts_store()) {
       return absl::UnavailableError(absl::StrCat(
           "rank 0 cannot open the rendezvous store on port ", world.master_port,
           " (MASTER_PORT): ", c10d_error(e),
-          "; the port is in use or not allowed: give another MASTER_PORT"));
+          "; if the port is in use or not allowed, give another MASTER_PORT"));
     }
     return absl::UnavailableError(absl::StrCat(
         "rank ", world.rank, " cannot reach the rendezvous store at ",
