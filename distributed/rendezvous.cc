@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <exception>
+#include <thread>
 
 #include <torch/version.h>
 
@@ -60,22 +62,43 @@ absl::Status wait_for_keys(c10d::Store& store, const World& world, absl::string_
                            absl::string_view what, std::chrono::milliseconds timeout) {
   std::vector<std::string> keys;
   for (int r = 0; r < world.world_size; ++r) keys.push_back(key(topic, r));
+  // Polled with check(), which answers at once: a wait() that times out
+  // leaves libtorch 2.x's client connection unusable for asking which keys
+  // are missing.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto pause = std::chrono::microseconds(200);
+  // Who was missing when last asked: named too if the store goes away (its
+  // host, rank 0, may give up first and take it along).
+  std::vector<int> missing;
+  auto asked = std::chrono::steady_clock::time_point();
   try {
-    store.wait(keys, timeout);
+    while (!store.check(keys)) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - asked > std::chrono::milliseconds(500) || now >= deadline) {
+        missing = missing_ranks(store, world, topic);
+        asked = now;
+      }
+      if (now >= deadline) {
+        return absl::DeadlineExceededError(absl::StrCat(
+            ranks_for_message(missing), " did not ", what, " within ",
+            seconds_for_message(timeout), " (--timeout): ", missing.size() == 1 ? "it" : "they",
+            " died, hung or were never started; check ", missing.size() == 1 ? "its" : "their",
+            " own error, or raise --timeout"));
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(5000));
+    }
     return absl::OkStatus();
   } catch (const std::exception& e) {
-    std::vector<int> missing = missing_ranks(store, world, topic);
-    if (missing.empty()) {  // the store itself failed (its host died?)
-      return absl::UnavailableError(absl::StrCat(
-          "the rendezvous store at ", world.master_addr, ":", world.master_port,
-          " failed while waiting for every rank ", what, " (", c10d_error(e),
-          "); the process hosting it (rank 0, or the launcher) may have died"));
+    const std::string store_failed = absl::StrCat(
+        "the rendezvous store at ", world.master_addr, ":", world.master_port, " failed (",
+        c10d_error(e), "): the process hosting it (rank 0, or the launcher) ended");
+    if (missing.empty()) {
+      return absl::UnavailableError(
+          absl::StrCat(store_failed, " while this rank waited for every rank to ", what));
     }
-    return absl::DeadlineExceededError(absl::StrCat(
-        ranks_for_message(missing), " did not ", what, " within ", seconds_for_message(timeout),
-        " (--timeout): ", missing.size() == 1 ? "it" : "they",
-        " died, hung or were never started; check ", missing.size() == 1 ? "its" : "their",
-        " own error, or raise --timeout"));
+    return absl::UnavailableError(absl::StrCat(ranks_for_message(missing), " did not ", what,
+                                               ", and then ", store_failed));
   }
 }
 

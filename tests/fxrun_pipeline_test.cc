@@ -157,7 +157,9 @@ TEST(FxrunPipelineTest, ARankThatNeverArrivesIsNamedByTheOthers) {
   for (int r : {0, 2}) {
     EXPECT_EQ(ranks[r].exit_code, 1) << r << ": " << ranks[r].err;
     EXPECT_THAT(ranks[r].err, HasSubstr(absl::StrCat("fxrun: error: rank ", r, ": ")));
-    EXPECT_THAT(ranks[r].err, HasSubstr("rank 1 did not reach 'ready' within 20 s")) << r;
+    // Within --timeout, or, when rank 0 gave up first and took the store
+    // along, when it went.
+    EXPECT_THAT(ranks[r].err, HasSubstr("rank 1 did not reach 'ready'")) << r;
   }
 }
 
