@@ -20,6 +20,18 @@ model=${MODEL:-$here/models/resnet18.pt}
 common=(--model="$model" --input-shape=8,3,224,224 --run --threads=1 --print=none
         --repeat="$repeat" --warmup=2)
 
+# Where split{stages=N cost=COST} cuts, measured once in this process, as
+# points (node names) every rank then cuts at: cost=time measured in each
+# rank would differ between them, which the ranks refuse.
+cut_points() {
+  "$fxrun" --model="$model" --input-shape=8,3,224,224 --passes="split{stages=$1 cost=$cost}" \
+      --print=graph |
+    awk '/^# submod_[1-9]/ { want = 1; next }
+         want && /= placeholder\[/ { next }
+         want && /^    %/ { sub(/^    %/, ""); sub(/ .*/, ""); points = points sep $0; sep = ","; want = 0 }
+         END { print points }'
+}
+
 median_ms() { sed -n 's/^latency: median \([0-9.]*\) ms.*/\1/p' <<<"$1" | head -n 1; }
 load() { uptime | sed 's/.*load average: //'; }
 
@@ -32,7 +44,9 @@ printf '1 process:                      %7.1f images/s (median %s ms per batch)\
 for config in "2 4" "4 4"; do
   set -- $config
   echo "load before $1 stages: $(load)"
-  out=$("$fxrun" "${common[@]}" --passes="split{stages=$1,cost=$cost}" --stages="$1" --microbatches="$2")
+  points=$(cut_points "$1")
+  echo "split{stages=$1 cost=$cost} cuts before: $points"
+  out=$("$fxrun" "${common[@]}" --passes="split{points=$points}" --stages="$1" --microbatches="$2")
   ms=$(median_ms "$out")
   printf '%d stages, %d micro-batches:     %7.1f images/s (median %s ms per batch), %.2fx one process\n' \
     "$1" "$2" "$(awk "BEGIN{print 8000 / $ms}")" "$ms" "$(awk "BEGIN{print $single_ms / $ms}")"
