@@ -150,7 +150,7 @@ TEST(FxrunPipelineTest, ARankThatNeverArrivesIsNamedByTheOthers) {
   const std::string dir = temporary_path("never");
   ASSERT_EQ(std::system(absl::StrCat("mkdir -p ", dir).c_str()), 0);
   const int port = free_port();
-  const std::string args = transformer("--stages=3 --timeout=20");
+  const std::string args = transformer("--stages=3 --timeout=30");
   // Ranks 0 and 2 of 3; rank 1 never starts.
   auto ranks = run_ranks_script(
       rank_line(dir, 0, 3, port, args) + rank_line(dir, 2, 3, port, args) + "wait\n", dir, 3);
@@ -158,8 +158,9 @@ TEST(FxrunPipelineTest, ARankThatNeverArrivesIsNamedByTheOthers) {
     EXPECT_EQ(ranks[r].exit_code, 1) << r << ": " << ranks[r].err;
     EXPECT_THAT(ranks[r].err, HasSubstr(absl::StrCat("fxrun: error: rank ", r, ": ")));
     // Within --timeout, or, when rank 0 gave up first and took the store
-    // along, when it went.
-    EXPECT_THAT(ranks[r].err, HasSubstr("rank 1 did not reach 'ready'")) << r;
+    // along, when it went; a rank 2 still tracing on a loaded machine may be
+    // named with rank 1.
+    EXPECT_THAT(ranks[r].err, ::testing::ContainsRegex("ranks? 1(, 2)? did not reach 'ready'")) << r;
   }
 }
 
