@@ -20,6 +20,8 @@ set -euo pipefail
 #   libbenchmark-dev               Google Benchmark
 #   nlohmann-json3-dev             JSON (fxrun --emit=json, torch.export programs)
 #   libzip-dev                     zip archives (torch.export's .pt2 files)
+#   libgloo-dev                    Gloo's headers, which c10d's ProcessGroupGloo.hpp includes
+#                                  (distributed/: pipelines over several processes)
 #   graphviz                       the dot program: fxrun --emit=svg|png renders with it
 #   python3-torch, python3-torchvision
 #                                  fixture generators (TorchScript models at build time)
@@ -37,6 +39,7 @@ PACKAGES=(
   libbenchmark-dev
   nlohmann-json3-dev
   libzip-dev
+  libgloo-dev
   graphviz
   python3-torch
   python3-torchvision

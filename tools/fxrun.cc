@@ -19,11 +19,8 @@
 // is a one-line error on stderr and exit status 1.
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
-#include <iterator>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -37,7 +34,6 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -48,7 +44,6 @@
 #include "core/printer.h"
 #include "core/well_known.h"
 #include "passes/pass_manager.h"
-#include "plugins/pipeline_text.h"
 #include "plugins/plugin_guard.h"
 #include "plugins/plugin_loader.h"
 #include "plugins/registry.h"
@@ -62,79 +57,14 @@
 #include "tools/model_file.h"
 #include "exported_program/writer.h"
 #include "tools/output_file.h"
+#include "tools/fxrun_flags.h"
+#include "tools/fxrun_pipeline.h"
 #include "tools/run_model.h"
+#include "tools/tracer_setup.h"
 #include "runtime/devices.h"
 #include "runtime/operator_binding.h"
 #include "runtime/torchscript_export.h"
 #include "tracer/tracer.h"
-
-ABSL_FLAG(std::string, model, "",
-          "TorchScript model (.pt) to trace or torch.export program (.pt2) to read, or - to read "
-          "either from standard input; default: the bundled ResNet-18");
-ABSL_FLAG(std::string, tracer, "module_path",
-          "tracer extensions, in order, with options: module_path,tagging{tag=bar}");
-ABSL_FLAG(std::string, passes, "", "pass pipeline: inline{modules=relu},dce,invert");
-ABSL_FLAG(std::vector<std::string>, plugin, {},
-          "plugin shared library to load (repeatable, or comma-separated)");
-ABSL_FLAG(std::vector<std::string>, op_library, {},
-          "library of custom operators to load before the model (repeatable), e.g. "
-          "torchvision's _C extension for torchvision::nms");
-ABSL_FLAG(bool, builtin_plugins, true, "load the in-tree plugins from fxrun's runfiles");
-ABSL_FLAG(bool, list_plugins, false,
-          "list every plugin, tracer extension and pass, with options, and exit");
-ABSL_FLAG(std::string, print, "tabular", "what to print: graph, tabular, code or none");
-ABSL_FLAG(std::string, emit, "",
-          "emit the graph in another format instead: json, or a picture: dot (Graphviz's text), "
-          "svg or png (rendered by Graphviz's dot program)");
-ABSL_FLAG(std::string, emit_scope, "",
-          "with --emit=dot|svg|png: draw only the nodes at or under this module path (layer1.0), "
-          "with their neighbours outside it as small boundary nodes");
-ABSL_FLAG(std::string, output, "", "write the printed or emitted result to this file");
-ABSL_FLAG(std::string, save, "",
-          "export the final graph to this file: a torch.export program when its name ends in "
-          ".pt2 (torch.export.load reads it), else a TorchScript module (torch.jit.load reads it)");
-ABSL_FLAG(std::string, pt2_layout, "pt2",
-          "the layout --save=X.pt2 writes: pt2 (the PT2 archive, torch 2.8 and later) or legacy "
-          "(the zip torch 2.1 to 2.7 read)");
-ABSL_FLAG(std::string, graph, "",
-          "read the graph from this file (written by --emit=json) instead of tracing; its "
-          "parameters and submodules come from --model");
-ABSL_FLAG(bool, verify_each, true, "lint the graph after every pass");
-ABSL_FLAG(bool, time_passes, false, "report the wall time of every pass (on stderr)");
-ABSL_FLAG(std::vector<std::string>, print_after, {}, "print the graph after these passes");
-ABSL_FLAG(bool, print_after_all, false, "print the graph after every pass");
-ABSL_FLAG(bool, print_pipeline, false, "print the parsed pass pipeline (on stdout) first");
-ABSL_FLAG(bool, training, false, "trace in training mode (default: eval mode)");
-ABSL_FLAG(std::string, assertions, "keep",
-          "input checks that only raise: keep (torch._assert nodes) or drop");
-ABSL_FLAG(std::vector<std::string>, leaf_functions, {},
-          "TorchScript functions to keep as call_function nodes (torch.fx's wrap)");
-ABSL_FLAG(std::vector<std::string>, trace_through, {},
-          "functions of torch's API to trace through instead of recording whole, by name or "
-          "module: torch.nn.functional.interpolate,torch.functional");
-ABSL_FLAG(bool, run, false, "run the final graph with its execution plan and print its outputs");
-ABSL_FLAG(std::string, device, "cpu", "device to run on: cpu, cuda, cuda:N (or meta: shapes only)");
-ABSL_FLAG(std::string, input_shape, "",
-          "random inputs of these shapes, one per placeholder, ';' between: 1,3,224,224 or "
-          "long:4,8; for --run and for passes that run the graph (shape_prop)");
-ABSL_FLAG(std::string, input, "",
-          "inputs from a file saved with torch.save, or a TorchScript module of buffers; for "
-          "--run and for passes that run the graph (shape_prop)");
-ABSL_FLAG(bool, check, false,
-          "also run the original TorchScript module on the same inputs and fail beyond "
-          "--atol/--rtol (implies --run)");
-ABSL_FLAG(std::string, expected, "",
-          "for --check of a .pt2 program: a run PyTorch saved, torch.save({'inputs': args, "
-          "'outputs': torch.utils._pytree.tree_leaves(outputs)}); default: NAME.expected.pt "
-          "beside NAME.pt2");
-ABSL_FLAG(double, atol, 1e-5, "absolute tolerance of --check");
-ABSL_FLAG(double, rtol, 1e-4, "relative tolerance of --check");
-ABSL_FLAG(int32_t, repeat, 1, "timed runs (implies --run); latency median/min/max");
-ABSL_FLAG(int32_t, warmup, 0, "untimed runs before the timed ones");
-ABSL_FLAG(int32_t, threads, 0, "intra-op threads for --run (0: libtorch's default)");
-ABSL_FLAG(std::vector<std::string>, concrete_args, {},
-          "fix forward's arguments while tracing (torch.fx's concrete_args): "
-          "name=value,... with True, False, None, numbers or strings");
 
 namespace fx {
 namespace {
@@ -159,12 +89,17 @@ std::string one_line(absl::string_view message) {
   return out;
 }
 
+// "rank 1: " in a pipeline's processes, so every message names its process.
+std::string rank_prefix;
+
 [[noreturn]] void fail(absl::string_view message) {
-  std::cerr << "fxrun: error: " << one_line(message) << "\n";
+  std::cerr << "fxrun: error: " << rank_prefix << one_line(message) << "\n";
   std::exit(1);
 }
 
-void warn(absl::string_view message) { std::cerr << "fxrun: warning: " << one_line(message) << "\n"; }
+void warn(absl::string_view message) {
+  std::cerr << "fxrun: warning: " << rank_prefix << one_line(message) << "\n";
+}
 
 // A path the user typed: under `bazel run` the working directory is the
 // runfiles tree, so relative paths are taken from where bazel was run.
@@ -193,47 +128,15 @@ void load_builtin_plugins(const Runfiles* runfiles) {
   }
 }
 
-// A value as Python would read it: True, False, None, an int, a float, a
-// quoted string; anything else is a string as written.
-Argument python_literal(const std::string& text) {
-  if (text == "True" || text == "true") return true;
-  if (text == "False" || text == "false") return false;
-  if (text == "None") return Argument();
-  int64_t i = 0;
-  if (absl::SimpleAtoi(text, &i)) return i;
-  double d = 0;
-  if (absl::SimpleAtod(text, &d)) return d;
-  if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') && text.back() == text.front()) {
-    return text.substr(1, text.size() - 2);
-  }
-  return text;
-}
-
-void configure_tracer(Tracer& tracer) {
-  TraceOptions& options = tracer.mutable_options();
-  options.training = absl::GetFlag(FLAGS_training);
-  const std::string assertions = absl::GetFlag(FLAGS_assertions);
-  if (assertions == "drop") {
-    options.assertions = AssertionMode::kDrop;
-  } else if (assertions != "keep") {
-    fail(absl::StrCat("--assertions takes keep or drop, not '", assertions, "'"));
-  }
-  options.leaf_functions = absl::GetFlag(FLAGS_leaf_functions);
-  options.trace_through_functions = absl::GetFlag(FLAGS_trace_through);
-  for (const std::string& item : absl::GetFlag(FLAGS_concrete_args)) {
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      fail(absl::StrCat("--concrete-args takes name=value pairs, not ", quote_for_message(item)));
-    }
-    options.concrete_args.emplace_back(item.substr(0, eq), python_literal(item.substr(eq + 1)));
-  }
-  auto elements = parse_pipeline(absl::GetFlag(FLAGS_tracer));
-  if (!elements.ok()) fail(absl::StrCat("--tracer: ", elements.status().message()));
-  for (const PipelineElement& e : *elements) {
-    auto extension = Registry::global().make_tracer_extension(e);
-    if (!extension.ok()) fail(extension.status().message());
-    tracer.add_extension(*extension);
-  }
+void configure_tracer_from_flags(Tracer& tracer) {
+  TracerSettings settings;
+  settings.training = absl::GetFlag(FLAGS_training);
+  settings.assertions = absl::GetFlag(FLAGS_assertions);
+  settings.leaf_functions = absl::GetFlag(FLAGS_leaf_functions);
+  settings.trace_through = absl::GetFlag(FLAGS_trace_through);
+  settings.concrete_args = absl::GetFlag(FLAGS_concrete_args);
+  settings.extensions = absl::GetFlag(FLAGS_tracer);
+  if (absl::Status s = configure_tracer(tracer, settings); !s.ok()) fail(s.message());
 }
 
 // --emit=dot|svg|png: the graph (or the part --emit-scope names) as a
@@ -251,7 +154,7 @@ std::string picture(const Graph& graph, const std::string& format, const std::st
 }
 
 int run(int argc, char** argv) {
-  auto command_line = parse_command_line(argc, argv, FlagsOfFile{"tools/fxrun.cc"},
+  auto command_line = parse_command_line(argc, argv, FlagsOfFile{"tools/fxrun_flags.cc"},
                                          {"plugin", "op_library", "leaf_functions",
                                           "trace_through", "concrete_args", "print_after"});
   if (!command_line.ok()) fail(command_line.status().message());
@@ -381,6 +284,28 @@ int run(int argc, char** argv) {
   }
   std::string runfiles_error;
   std::unique_ptr<Runfiles> runfiles(Runfiles::Create(argv[0], &runfiles_error));
+  // --stages: start the pipeline's processes here, or be one of them.
+  PipelineFlags pipeline_flags{absl::GetFlag(FLAGS_stages), absl::GetFlag(FLAGS_microbatches),
+                               absl::GetFlag(FLAGS_timeout), absl::GetFlag(FLAGS_backend),
+                               absl::GetFlag(FLAGS_master_addr), absl::GetFlag(FLAGS_master_port),
+                               absl::GetFlag(FLAGS_rank), absl::GetFlag(FLAGS_world_size),
+                               absl::GetFlag(FLAGS_local_rank)};
+  auto pipeline = pipeline_settings(pipeline_flags, given, run_graph_too);
+  if (!pipeline.ok()) fail(pipeline.status().message());
+  if (run_options.device.is_meta() && given("stages")) fail("--stages runs values: use cpu or cuda");
+  std::unique_ptr<PipelineRank> rank;
+  if (given("stages") && !started_as_rank(pipeline->world, process_environment())) {
+    absl::Status ran = launch_local_pipeline(
+        *pipeline, std::vector<std::string>(argv, argv + argc),
+        runfiles ? runfiles->EnvVars() : std::vector<std::pair<std::string, std::string>>{});
+    if (!ran.ok()) fail(ran.message());
+    return 0;
+  } else if (given("stages")) {
+    auto joined = PipelineRank::join(*pipeline);
+    if (!joined.ok()) fail(joined.status().message());
+    rank = *std::move(joined);
+    rank_prefix = absl::StrCat("rank ", rank->world().rank, ": ");
+  }
   std::string model_path = user_path(absl::GetFlag(FLAGS_model));
   if (!given("model")) {
     model_path = find_runfile(runfiles.get(), "tools/models/resnet18.pt");
@@ -473,7 +398,9 @@ int run(int argc, char** argv) {
   pm_options.printer = [&out, dump_format](const std::string& pass, const GraphModule& gm) {
     out << "*** IR Dump After " << pass << " ***\n" << render(gm, dump_format);
   };
-  auto pm = PassManager::create(absl::GetFlag(FLAGS_passes), Registry::global(), pm_options);
+  const std::string passes = rank ? passes_with_split(absl::GetFlag(FLAGS_passes), pipeline->stages)
+                                  : absl::GetFlag(FLAGS_passes);
+  auto pm = PassManager::create(passes, Registry::global(), pm_options);
   if (!pm.ok()) fail(pm.status().message());
   if (absl::GetFlag(FLAGS_print_pipeline)) std::cout << pm->pipeline_text() << "\n";
 
@@ -499,7 +426,7 @@ int run(int argc, char** argv) {
                       " is TorchScript, which --check runs itself: leave it out"));
   }
   Tracer tracer;
-  configure_tracer(tracer);
+  configure_tracer_from_flags(tracer);
   auto trace_model = [&]() -> absl::StatusOr<GraphModule> {
     try {
       return program != nullptr ? tracer.trace(*program) : tracer.trace(*model_file->torchscript);
@@ -620,7 +547,7 @@ int run(int argc, char** argv) {
   } else if (emit_picture) {
     out << picture(gm->graph(), emit, dot_program);
   } else {
-    out << render(*gm, print);
+    if (!rank || rank->world().is_last()) out << render(*gm, print);
   }
   if (run_graph_too) {
     if (absl::GetFlag(FLAGS_threads) > 0) at::set_num_threads(absl::GetFlag(FLAGS_threads));
@@ -633,12 +560,13 @@ int run(int argc, char** argv) {
     if (saved_run) {
       reference = saved_run_reference(
           *saved_run, absl::StrCat("PyTorch's run saved in ", path_for_message(saved_run_path)));
-    } else if (check) {
+    } else if (check && (!rank || rank->world().is_last())) {
       auto module = module_reference(*model_file->torchscript, run_options.device);
       if (!module.ok()) fail(module.status().message());
       reference = *std::move(module);
     }
-    auto report = run_graph(*gm, *run_inputs, run_options, reference ? &*reference : nullptr);
+    auto report = rank ? rank->run(*gm, *run_inputs, run_options, reference ? &*reference : nullptr)
+                       : run_graph(*gm, *run_inputs, run_options, reference ? &*reference : nullptr);
     if (!report.ok()) fail(report.status().message());
     // The run's report goes under what was printed; with --emit it would break
     // the machine format, so it goes to stderr then.

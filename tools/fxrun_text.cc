@@ -76,7 +76,7 @@ void print_help(std::ostream& out) {
                "Flags (dashes and underscores are interchangeable):\n";
   std::vector<const absl::CommandLineFlag*> flags;
   for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (absl::EndsWith(flag->Filename(), "fxrun.cc")) flags.push_back(flag);
+    if (absl::EndsWith(flag->Filename(), "fxrun_flags.cc")) flags.push_back(flag);
   }
   std::sort(flags.begin(), flags.end(),
             [](const auto* a, const auto* b) { return a->Name() < b->Name(); });

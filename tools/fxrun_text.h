@@ -25,7 +25,7 @@ std::vector<std::string> meta_columns(const Graph& graph);
 // `gm` as --print's `format` says: graph, tabular or code ("" for none).
 std::string render(const GraphModule& gm, const std::string& format);
 
-// --help: every flag defined in fxrun.cc with its default, spelled as
+// --help: every flag defined in fxrun_flags.cc with its default, spelled as
 // documented (dashes).
 void print_help(std::ostream& out);
 

@@ -409,6 +409,63 @@ CheckReference saved_run_reference(const SavedRun& run, const std::string& descr
   return reference;
 }
 
+std::string describe_outputs(const c10::IValue& outputs) {
+  std::vector<std::pair<std::string, at::Tensor>> flat;
+  flatten(outputs, "", flat);
+  std::string text;
+  for (const auto& [name, t] : flat) {
+    absl::StrAppend(&text, "output ", name.empty() ? "0" : name, ": ", describe(t), checksum(t),
+                    "\n");
+  }
+  return text;
+}
+
+absl::StatusOr<std::string> check_outputs(const c10::IValue& got,
+                                          const std::vector<c10::IValue>& inputs,
+                                          const CheckReference& reference,
+                                          const RunOptions& options) {
+  std::vector<std::pair<std::string, at::Tensor>> outputs;
+  flatten(got, "", outputs);
+  absl::StatusOr<c10::IValue> want = reference.run(deep_copy(inputs));
+  if (!want.ok()) return want.status();
+  std::vector<std::pair<std::string, at::Tensor>> expected;
+  flatten(*want, "", expected);
+  if (expected.size() != outputs.size()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--check: the graph returns ", outputs.size(), " tensor(s), ", reference.name, " ",
+        expected.size()));
+  }
+  double worst = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& name = outputs[i].first.empty() ? "0" : outputs[i].first;
+    const at::Tensor got_i = outputs[i].second.detach().to(at::kCPU).to(at::kDouble);
+    const at::Tensor exp = expected[i].second.detach().to(at::kCPU).to(at::kDouble);
+    if (got_i.sizes() != exp.sizes()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("--check: output ", name, " is ", describe(outputs[i].second), " but ",
+                       "in ", reference.name, " it is ", describe(expected[i].second)));
+    }
+    if (got_i.numel() == 0) continue;
+    const double diff = (got_i - exp).abs().max().item<double>();
+    worst = std::max(worst, diff);
+    if (!at::allclose(got_i, exp, options.rtol, options.atol, /*equal_nan=*/true)) {
+      const std::string how = std::isnan(diff) ? "NaN where the other has a number"
+                                                : absl::StrFormat("max abs difference %.3g", diff);
+      // A saved run may come from another libtorch, whose kernels round
+      // differently: then the difference need not be a pass's doing.
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "--check: output %s differs from %s: %s (beyond --atol=%g --rtol=%g); a pass "
+          "changed what the model computes%s",
+          name, reference.name, how, options.atol, options.rtol,
+          reference.other_kernels ? ", or the kernels of the libtorch that saved it round "
+                                    "differently (compare on that platform, or widen --rtol)"
+                                  : ""));
+    }
+  }
+  return absl::StrFormat("check: max abs difference %.3g against %s (atol %g, rtol %g): ok\n",
+                         worst, reference.name, options.atol, options.rtol);
+}
+
 absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c10::IValue>& inputs,
                                       const RunOptions& options,
                                       const CheckReference* reference) {
@@ -453,53 +510,11 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c
     // (Copied when more runs follow: it may be a buffer they change.)
     if (i == 0) first = runs > 1 ? deep_copy(*result) : *std::move(result);
   }
-  std::vector<std::pair<std::string, at::Tensor>> outputs;
-  flatten(first, "", outputs);
-  for (const auto& [name, t] : outputs) {
-    absl::StrAppend(&report, "output ", name.empty() ? "0" : name, ": ", describe(t), checksum(t),
-                    "\n");
-  }
+  absl::StrAppend(&report, describe_outputs(first));
   if (reference != nullptr) {
-    absl::StatusOr<c10::IValue> want = reference->run(deep_copy(inputs));
-    if (!want.ok()) return want.status();
-    std::vector<std::pair<std::string, at::Tensor>> expected;
-    flatten(*want, "", expected);
-    if (expected.size() != outputs.size()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "--check: the graph returns ", outputs.size(), " tensor(s), ", reference->name, " ",
-          expected.size()));
-    }
-    double worst = 0;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const std::string& name = outputs[i].first.empty() ? "0" : outputs[i].first;
-      const at::Tensor got = outputs[i].second.detach().to(at::kCPU).to(at::kDouble);
-      const at::Tensor exp = expected[i].second.detach().to(at::kCPU).to(at::kDouble);
-      if (got.sizes() != exp.sizes()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("--check: output ", name, " is ", describe(outputs[i].second), " but ",
-                         "in ", reference->name, " it is ", describe(expected[i].second)));
-      }
-      if (got.numel() == 0) continue;
-      const double diff = (got - exp).abs().max().item<double>();
-      worst = std::max(worst, diff);
-      if (!at::allclose(got, exp, options.rtol, options.atol, /*equal_nan=*/true)) {
-        const std::string how = std::isnan(diff) ? "NaN where the other has a number"
-                                                  : absl::StrFormat("max abs difference %.3g", diff);
-        // A saved run may come from another libtorch, whose kernels round
-        // differently: then the difference need not be a pass's doing.
-        return absl::FailedPreconditionError(absl::StrFormat(
-            "--check: output %s differs from %s: %s (beyond --atol=%g --rtol=%g); a pass "
-            "changed what the model computes%s",
-            name, reference->name, how, options.atol, options.rtol,
-            reference->other_kernels ? ", or the kernels of the libtorch that saved it round "
-                                       "differently (compare on that platform, or widen --rtol)"
-                                     : ""));
-      }
-    }
-    absl::StrAppend(&report,
-                    absl::StrFormat("check: max abs difference %.3g against %s (atol %g, rtol "
-                                    "%g): ok\n",
-                                    worst, reference->name, options.atol, options.rtol));
+    auto checked = check_outputs(first, inputs, *reference, options);
+    if (!checked.ok()) return checked.status();
+    absl::StrAppend(&report, *checked);
   }
   std::sort(times.begin(), times.end());
   absl::StrAppend(&report, absl::StrFormat(

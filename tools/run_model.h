@@ -108,6 +108,18 @@ absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
 // `description` names where they came from.
 CheckReference saved_run_reference(const SavedRun& run, const std::string& description);
 
+// One line per tensor of `outputs` (flattened through tuples, lists and
+// dicts): its position, dtype, sizes and checksums.
+std::string describe_outputs(const c10::IValue& outputs);
+
+// Compares `got` with `reference`'s outputs on (a copy of) `inputs`: the
+// report's check line, or an error naming the output that differs beyond
+// options.atol + options.rtol * |expected| (or has another count or shape).
+absl::StatusOr<std::string> check_outputs(const c10::IValue& got,
+                                          const std::vector<c10::IValue>& inputs,
+                                          const CheckReference& reference,
+                                          const RunOptions& options);
+
 // Runs `gm` on `inputs` (and, given a reference, compares with it); the
 // report says what ran and how it went, a few lines for a terminal. Every
 // run, and the reference, gets its own copy of the inputs laid out as given

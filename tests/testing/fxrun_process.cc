@@ -18,9 +18,9 @@
 namespace fx {
 namespace testing {
 
-FxrunResult run_fxrun(const std::string& args, const std::string& env) {
+FxrunResult run_fxrun(const std::string& args, const std::string& env, int seconds) {
   const std::string err_path = absl::StrCat(getenv("TEST_TMPDIR"), "/fxrun.err");
-  const std::string command = absl::StrCat("timeout 60 ", env.empty() ? "" : "env " + env + " ",
+  const std::string command = absl::StrCat("timeout ", seconds, " ", env.empty() ? "" : "env " + env + " ",
                                            runfile("tools/fxrun"), " ", args, " 2>", err_path);
   FxrunResult r;
   FILE* pipe = popen(command.c_str(), "r");

@@ -19,10 +19,10 @@ struct FxrunResult {
   std::string err;
 };
 
-// Runs `tools/fxrun <args>` (`args` in shell syntax) for at most 60 s, with
-// the environment changed by `env`, assignments in shell syntax as env(1)
-// takes them (`PATH=/empty`).
-FxrunResult run_fxrun(const std::string& args, const std::string& env = "");
+// Runs `tools/fxrun <args>` (`args` in shell syntax) for at most `seconds`,
+// with the environment changed by `env`, assignments in shell syntax as
+// env(1) takes them (`PATH=/empty`).
+FxrunResult run_fxrun(const std::string& args, const std::string& env = "", int seconds = 60);
 
 // Expects `r` to be fxrun's answer to a bad input: exit status 1 and one line
 // `fxrun: error: ...` holding `message`. `what` names the case in failures.

@@ -18,6 +18,8 @@
 #   CXX_STANDARD the C++ standard its headers require (ATen/ATen.h says): 14, 17, 20
 #   CXX11_ABI   the libstdc++ ABI it was built with: 1 (C++11 ABI) or 0 (pre-C++11)
 #   ABI_SOURCE  where CXX11_ABI was read: TorchConfig.cmake, or the symbols of libc10.so
+#   GLOO        1 when its c10d has the Gloo backend (ProcessGroupGloo in libtorch_cpu.so)
+#   NCCL        1 when its c10d has the NCCL backend (ProcessGroupNCCL in libtorch_cuda.so)
 # On a directory that is no libtorch, prints what is missing and how to fix it on
 # standard error and exits 1. Used by libtorch.bzl; tested by find_libtorch_test.sh.
 set -euo pipefail
@@ -82,5 +84,12 @@ if [ -z "$abi" ]; then
   abi_source="the symbols of libc10.so"
 fi
 
-printf 'HOME=%s\nINCLUDE=%s\nLIBDIR=%s\nSYSTEM=%s\nVERSION=%s\nCUDA=%s\nCXX_STANDARD=%s\nCXX11_ABI=%s\nABI_SOURCE=%s\n' \
-  "$home" "$include" "$libdir" "$system" "$version" "$cuda" "$cxx_standard" "$abi" "$abi_source"
+# Which c10d backends it was built with: its headers do not say in every
+# release (caffe2/core/macros.h lists USE_GLOO from 2.9 on), its libraries do.
+gloo=0 nccl=0
+! grep -q -a 'ProcessGroupGloo' "$libdir/libtorch_cpu.so" 2>/dev/null || gloo=1
+! grep -q -a 'ProcessGroupNCCL' "$libdir/libtorch_cuda.so" 2>/dev/null || nccl=1
+
+printf 'HOME=%s\nINCLUDE=%s\nLIBDIR=%s\nSYSTEM=%s\nVERSION=%s\nCUDA=%s\nCXX_STANDARD=%s\nCXX11_ABI=%s\nABI_SOURCE=%s\nGLOO=%s\nNCCL=%s\n' \
+  "$home" "$include" "$libdir" "$system" "$version" "$cuda" "$cxx_standard" "$abi" "$abi_source" \
+  "$gloo" "$nccl"

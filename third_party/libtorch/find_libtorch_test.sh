@@ -41,6 +41,8 @@ link_libs() {
 python_version=$(/usr/bin/python3 -c 'import torch; print(".".join(torch.__version__.split(".")[:2]))')
 version=$(value VERSION "$debian")
 expect debian "$debian" HOME=/usr INCLUDE=/usr/include SYSTEM=1 CUDA=0 CXX11_ABI=1
+# Debian builds c10d with Gloo (1.13, 2.6, 2.14), and without CUDA no NCCL.
+expect debian-c10d "$debian" GLOO=1 NCCL=0
 # TorchConfig.cmake states the ABI up to 2.7; from 2.8 on (C++11 ABI only) it
 # does not, and the symbols tell.
 case "$version" in 1.*|2.[0-7].*) abi_source=TorchConfig.cmake ;; *) abi_source="the symbols of libc10.so" ;; esac

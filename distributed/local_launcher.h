@@ -1,0 +1,46 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// local_launcher.h: a pipeline's ranks started as processes on this machine
+// (fxrun --stages=N without RANK), supervised until they end, as torchrun
+// does for one machine.
+//
+//   fx::LocalLaunch launch{"/proc/self/exe", {argv[0], "--run", ...}, 3, store->getPort()};
+//   absl::Status s = fx::run_local_ranks(launch);
+//
+// Contracts:
+//   * Rank r runs `program` with `args` and the environment of this process
+//     plus local_rank_variables(r, world_size, port) (world.h) and `env`.
+//   * Their standard output is this process's; their standard error passes
+//     through line by line.
+//   * OK when every rank exits with status 0. When one fails (a non-zero
+//     status or a signal), the others are stopped (SIGTERM, SIGKILL after
+//     `grace`) and the error names the first rank that failed, how (exit
+//     status or signal) and its last error line. Nothing is left running.
+//   * A program that cannot start is an error naming it, before any rank runs
+//     on alone (those started are stopped).
+#ifndef FX_DISTRIBUTED_LOCAL_LAUNCHER_H_
+#define FX_DISTRIBUTED_LOCAL_LAUNCHER_H_
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace fx {
+
+struct LocalLaunch {
+  std::string program;
+  std::vector<std::string> args;  // argv, argv[0] included
+  int world_size = 1;
+  int port = 0;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::chrono::milliseconds grace = std::chrono::seconds(5);
+};
+
+absl::Status run_local_ranks(const LocalLaunch& launch);
+
+}  // namespace fx
+
+#endif  // FX_DISTRIBUTED_LOCAL_LAUNCHER_H_
