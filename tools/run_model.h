@@ -44,6 +44,7 @@
 #include "absl/strings/string_view.h"
 #include "exported_program/archive.h"
 #include "runtime/graph_module.h"
+#include "tools/output_check.h"
 
 namespace fx {
 
@@ -66,20 +67,10 @@ struct RunOptions {
   int repeat = 1;
 };
 
-// What --check compares the graph's outputs with.
-struct CheckReference {
-  // How reports and errors name it: "the original TorchScript module".
-  std::string name;
-  // Computed by another libtorch (a saved run), whose kernels may round
-  // differently: error messages say so.
-  bool other_kernels = false;
-  // Its outputs on `inputs` (a copy of its own, laid out as given).
-  std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> inputs)> run;
-};
-
 // The original module as the reference: a copy of `original` taken now, on
 // `device`, so that a model that updates its buffers is compared from the
-// state it had before any run.
+// state it had before any run; and a float64 copy of it for telling rounding
+// from a change (output_check.h).
 absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& original,
                                                 const c10::Device& device);
 
