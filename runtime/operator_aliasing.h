@@ -6,6 +6,10 @@
 #ifndef FX_RUNTIME_OPERATOR_ALIASING_H_
 #define FX_RUNTIME_OPERATOR_ALIASING_H_
 
+#include <cstddef>
+#include <numeric>
+#include <vector>
+
 #include "absl/strings/string_view.h"
 
 namespace fx {
@@ -24,6 +28,22 @@ namespace fx {
 // tensor without an alias annotation on varied inputs and comparing storages
 // (the list in the .cc), and by reading the composite implementations.
 bool may_share_an_input(absl::string_view name);
+
+// Union-find over value indices 0..n-1: the classes of values that may share
+// storage (the plan's in-place specialisation and cse both build them).
+class AliasClasses {
+ public:
+  explicit AliasClasses(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  // The representative of i's class (path halving).
+  size_t find(size_t i) {
+    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
+    return i;
+  }
+  void unite(size_t a, size_t b) { parent_[find(a)] = find(b); }
+
+ private:
+  std::vector<size_t> parent_;
+};
 
 }  // namespace fx
 

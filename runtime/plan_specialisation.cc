@@ -4,7 +4,6 @@
 // the node-by-node run that resolves every target, the steps built from its
 // choices, and the memory plan built from its values.
 #include <algorithm>
-#include <numeric>
 
 #include <c10/core/Allocator.h>
 #include <c10/core/Storage.h>
@@ -13,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/last_uses.h"
 #include "runtime/memory_planner.h"
+#include "runtime/operator_aliasing.h"
 #include "runtime/out_variants.h"
 #include "runtime/plan_steps.h"
 #include "runtime/value_conversion.h"
@@ -80,20 +80,6 @@ bool shares_storage(const c10::IValue& a, const c10::IValue& b) {
   }
   return false;
 }
-
-// Union-find over node positions: values that may share memory.
-class AliasSets {
- public:
-  explicit AliasSets(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
-  size_t find(size_t i) {
-    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
-    return i;
-  }
-  void merge(size_t a, size_t b) { parent_[find(a)] = find(b); }
-
- private:
-  std::vector<size_t> parent_;
-};
 
 }  // namespace
 
@@ -618,14 +604,14 @@ void ExecutionPlan::plan_memory(const std::vector<c10::IValue>& values,
   // Which values may share memory: an operator's result and its inputs when
   // the schema says so (views, in-place ops) or the first run saw it; any
   // other call's result and all its inputs.
-  AliasSets sets(n);
+  AliasClasses sets(n);
   for (size_t i = 0; i < n; ++i) {
     const Node& node = *nodes_[i].node;
     const Step& step = spec.steps[i];
     const bool functional = step.kind == StepKind::kOperator && is_functional_schema(*step.schema);
     for (const Node* input : node.input_nodes()) {
       const uint32_t j = slot_of_.at(input);
-      if (!functional || shares_storage(values[i], values[j])) sets.merge(i, j);
+      if (!functional || shares_storage(values[i], values[j])) sets.unite(i, j);
     }
   }
   // Each set's lifetime: from its first definition to its last use.

@@ -343,6 +343,11 @@ bool type_contains_tensor(const c10::TypePtr& type) {
   return false;
 }
 
+const void* storage_identity(const at::Tensor& t) {
+  return t.has_storage() ? static_cast<const void*>(t.storage().unsafeGetStorageImpl())
+                         : static_cast<const void*>(t.unsafeGetTensorImpl());
+}
+
 namespace {
 
 using StorageCopies = absl::flat_hash_map<const c10::StorageImpl*, c10::Storage>;

@@ -89,6 +89,11 @@ c10::IValue deep_copy(const c10::IValue& value);
 // shared between their copies.
 std::vector<c10::IValue> deep_copy(const std::vector<c10::IValue>& values);
 
+// The memory `t` reads, as a key: its storage, or the tensor itself when it
+// has none (sparse, MKLDNN). Views of one storage share the key; passes that
+// must know which tensors a write reaches group by it.
+const void* storage_identity(const at::Tensor& t);
+
 }  // namespace fx
 
 #endif  // FX_RUNTIME_VALUE_CONVERSION_H_

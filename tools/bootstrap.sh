@@ -25,6 +25,10 @@ set -euo pipefail
 #   graphviz                       the dot program: fxrun --emit=svg|png renders with it
 #   python3-torch, python3-torchvision
 #                                  fixture generators (TorchScript models at build time)
+#   libopenblas0-openmp            the BLAS libtorch calls (Debian's libtorch takes the system's
+#                                  libblas.so.3; without it that is the reference BLAS, with
+#                                  which matrix products and 1-thread 1x1 convolutions run
+#                                  6x slower); the OpenMP build follows libtorch's thread count
 PACKAGES=(
   bazel-bootstrap
   bazel-rules-java
@@ -43,6 +47,7 @@ PACKAGES=(
   graphviz
   python3-torch
   python3-torchvision
+  libopenblas0-openmp
 )
 
 say() { printf 'bootstrap: %s\n' "$*"; }

@@ -31,7 +31,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests", "fixtures"))
 
 def _image(builder):
     def make():
-        return builder(weights=None), (torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(1)),)
+        import batch_norm_statistics  # noqa: E402 - tests/fixtures
+        model = batch_norm_statistics.calibrate(builder(weights=None), (2, 3, 224, 224))
+        return model, (torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(1)),)
     return make
 
 

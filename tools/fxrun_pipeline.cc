@@ -186,7 +186,8 @@ absl::StatusOr<std::string> PipelineRank::this_ranks_report(const StageRun& run,
                     " outputs received\n");
     absl::StrAppend(&report, describe_outputs(*outputs));
     if (reference != nullptr) {
-      auto checked = check_outputs(*outputs, inputs, *reference, options);
+      auto checked =
+          check_outputs(*outputs, inputs, *reference, Tolerance{options.atol, options.rtol});
       if (!checked.ok()) return checked.status();
       absl::StrAppend(&report, *checked);
     }

@@ -26,6 +26,8 @@
 #
 # Options (before LANE):
 #   --rebuild    remake the root from nothing
+#   --prepare    make and provision the root if it needs it, then run nothing
+#                (.ci/run prepares the lanes while the host's suite builds)
 #   --status     print the lane's root, its state and size, and exit
 #
 # Environment:
@@ -66,11 +68,12 @@ lane_config() {
 # Outside the namespaces: arguments, checks, the lane's lock; then re-enter
 # this script in private mount and PID namespaces.
 if [ "${FX_PLATFORM_INSIDE:-}" != 1 ]; then
-  REBUILD=0 STATUS=0
+  REBUILD=0 STATUS=0 PREPARE=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --rebuild) REBUILD=1; shift ;;
       --status) STATUS=1; shift ;;
+      --prepare) PREPARE=1; shift ;;
       -h|--help) usage; exit 0 ;;
       --) shift; break ;;
       -*) die "unknown option $1 (see tools/platform.sh --help)" ;;
@@ -80,6 +83,7 @@ if [ "${FX_PLATFORM_INSIDE:-}" != 1 ]; then
   [ $# -ge 1 ] || { usage >&2; die "name a lane: $LANES"; }
   LANE=$1; shift
   lane_config "$LANE" || die "unknown lane '$LANE'; lanes: $LANES"
+  [ "$PREPARE" = 0 ] || [ $# -eq 0 ] || die "--prepare runs no command (it makes the root only): drop '$*'"
   # Debian's CUDA libtorch cannot be installed from Debian's archive alone:
   # libtorch_cuda.so.2.6 needs libcudnn.so.9, and Debian ships cuDNN only as
   # nvidia-cudnn, an installer that downloads it from NVIDIA. Without it the lane
@@ -107,7 +111,7 @@ if [ "${FX_PLATFORM_INSIDE:-}" != 1 ]; then
     say "another run holds lane $LANE; waiting for it"
     flock 9
   fi
-  export FX_PLATFORM_INSIDE=1 FX_PLATFORM_REBUILD=$REBUILD
+  export FX_PLATFORM_INSIDE=1 FX_PLATFORM_REBUILD=$REBUILD FX_PLATFORM_PREPARE=$PREPARE
   # --kill-child: if this script is killed, the lane's init (below) dies too,
   # and with it every process of the lane and every mount.
   exec unshare --mount --propagation private --pid --fork --kill-child \
@@ -256,6 +260,11 @@ fi
 # is new (bootstrap.sh installs only what is missing).
 if [ "$PROVISION" = bootstrap ] && [ "$(state_of "$ROOT")" != "ready $(provision_id)" ]; then
   provision "$ROOT"
+fi
+
+if [ "${FX_PLATFORM_PREPARE:-0}" = 1 ]; then
+  say "root ready: $ROOT ($(state_of "$ROOT"))"
+  exit 0
 fi
 
 if [ "$PROVISION" = fresh ]; then

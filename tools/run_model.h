@@ -44,6 +44,7 @@
 #include "absl/strings/string_view.h"
 #include "exported_program/archive.h"
 #include "runtime/graph_module.h"
+#include "tools/output_check.h"
 
 namespace fx {
 
@@ -66,20 +67,10 @@ struct RunOptions {
   int repeat = 1;
 };
 
-// What --check compares the graph's outputs with.
-struct CheckReference {
-  // How reports and errors name it: "the original TorchScript module".
-  std::string name;
-  // Computed by another libtorch (a saved run), whose kernels may round
-  // differently: error messages say so.
-  bool other_kernels = false;
-  // Its outputs on `inputs` (a copy of its own, laid out as given).
-  std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> inputs)> run;
-};
-
 // The original module as the reference: a copy of `original` taken now, on
 // `device`, so that a model that updates its buffers is compared from the
-// state it had before any run.
+// state it had before any run; and a float64 copy of it for telling rounding
+// from a change (output_check.h).
 absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& original,
                                                 const c10::Device& device);
 
@@ -111,14 +102,6 @@ CheckReference saved_run_reference(const SavedRun& run, const std::string& descr
 // One line per tensor of `outputs` (flattened through tuples, lists and
 // dicts): its position, dtype, sizes and checksums.
 std::string describe_outputs(const c10::IValue& outputs);
-
-// Compares `got` with `reference`'s outputs on (a copy of) `inputs`: the
-// report's check line, or an error naming the output that differs beyond
-// options.atol + options.rtol * |expected| (or has another count or shape).
-absl::StatusOr<std::string> check_outputs(const c10::IValue& got,
-                                          const std::vector<c10::IValue>& inputs,
-                                          const CheckReference& reference,
-                                          const RunOptions& options);
 
 // Runs `gm` on `inputs` (and, given a reference, compares with it); the
 // report says what ran and how it went, a few lines for a terminal. Every

@@ -418,7 +418,7 @@ absl::Status TraceEngine::evaluate(const jit::Node* n, const std::vector<c10::IV
                        schema->returns()[i].alias_info() == nullptr;
     if (fresh && value.isList()) {
       std::vector<TraceValue> items;
-      for (const c10::IValue& e : value.toList()) items.push_back(TraceValue::known(e));
+      for (const c10::IValue& e : value.toListRef()) items.push_back(TraceValue::known(e));
       frame.values[n->outputs()[i]] = TraceValue::list(std::move(items));
     } else if (fresh && value.isGenericDict()) {
       std::vector<std::pair<c10::IValue, TraceValue>> items;

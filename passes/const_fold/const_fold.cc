@@ -18,6 +18,7 @@
 #include "passes/attribute_names.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_binding.h"
+#include "runtime/value_conversion.h"
 
 namespace fx {
 namespace {
@@ -74,11 +75,6 @@ class Facts {
   absl::flat_hash_map<std::string, OperatorFacts> cache_;
 };
 
-const void* storage_key(const at::Tensor& t) {
-  return t.has_storage() ? static_cast<const void*>(t.storage().unsafeGetStorageImpl())
-                         : static_cast<const void*>(t.unsafeGetTensorImpl());
-}
-
 // True when something may write the value of `start`: a use of it, or of a
 // view of it, that is not a pure registered operator (the output only
 // returns it).
@@ -106,12 +102,18 @@ absl::flat_hash_set<const void*> written_storages(const GraphModule& gm, Facts& 
   for (const Node* n : gm.graph().nodes()) {
     if (n->op() == Op::kGetAttr) {
       auto v = gm.get_attr(n->target());
-      if (v.ok() && v->isTensor() && may_be_written(*n, facts)) written.insert(storage_key(v->toTensor()));
+      if (v.ok() && v->isTensor() && may_be_written(*n, facts)) {
+        written.insert(storage_identity(v->toTensor()));
+      }
     } else if (n->op() == Op::kCallModule) {
       auto m = gm.get_submodule(n->target());
       if (!m.ok()) continue;
-      for (const auto& p : m->named_parameters(/*recurse=*/true)) written.insert(storage_key(p.value));
-      for (const auto& b : m->named_buffers(/*recurse=*/true)) written.insert(storage_key(b.value));
+      for (const auto& p : m->named_parameters(/*recurse=*/true)) {
+        written.insert(storage_identity(p.value));
+      }
+      for (const auto& b : m->named_buffers(/*recurse=*/true)) {
+        written.insert(storage_identity(b.value));
+      }
     }
   }
   return written;
@@ -131,9 +133,9 @@ absl::StatusOr<ConstFoldReport> fold_constants(GraphModule& module) {
   for (Node* n : graph.nodes()) {
     if (n->op() == Op::kGetAttr) {
       auto v = module.get_attr(n->target());
-      if (v.ok() && v->isTensor() && written.count(storage_key(v->toTensor())) == 0) {
+      if (v.ok() && v->isTensor() && written.count(storage_identity(v->toTensor())) == 0) {
         constant.insert(n);
-        source_storages.insert(storage_key(v->toTensor()));
+        source_storages.insert(storage_identity(v->toTensor()));
       }
       continue;
     }
@@ -196,7 +198,7 @@ absl::StatusOr<ConstFoldReport> fold_constants(GraphModule& module) {
     if (!computed[i].isTensor()) continue;  // sizes, numbers: left in the graph
     at::Tensor value = computed[i].toTensor().detach();
     // A view of a parameter would share its storage: the attribute gets its own.
-    if (source_storages.count(storage_key(value)) > 0) value = value.clone();
+    if (source_storages.count(storage_identity(value)) > 0) value = value.clone();
     const std::string name = unique_attribute_name(module, kFoldedAttributeName);
     if (absl::Status s = module.add_attribute(name, value); !s.ok()) return s;
     Node* attr;

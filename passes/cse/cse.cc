@@ -112,23 +112,6 @@ bool result_may_alias_operands(const Node& node) {
   return false;
 }
 
-// Storage classes: union-find over node indices. Index 0 stands for
-// everything from outside the graph (inputs, attributes), which may alias.
-class StorageClasses {
- public:
-  explicit StorageClasses(size_t n) : parent_(n + 1) {
-    for (size_t i = 0; i < parent_.size(); ++i) parent_[i] = i;
-  }
-  size_t find(size_t i) {
-    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
-    return i;
-  }
-  void unite(size_t a, size_t b) { parent_[find(a)] = find(b); }
-
- private:
-  std::vector<size_t> parent_;
-};
-
 class Eliminator {
  public:
   explicit Eliminator(Graph& graph) : graph_(graph) {}
@@ -161,8 +144,8 @@ class Eliminator {
   // in-place relu_ after it) changes no operand of it.
   void analyse_storage() {
     classes_.emplace(static_cast<size_t>(graph_.order_bound()) + 1);
-    epoch_.assign(graph_.order_bound() + 2, 0);
-    written_.assign(graph_.order_bound() + 2, false);
+    epoch_.assign(graph_.order_bound() + 1, 0);
+    written_.assign(graph_.order_bound() + 1, false);
     bool writes = false;
     for (Node* node : graph_.nodes()) writes = writes || may_write_operands(*node);
     if (!writes) return;
@@ -274,7 +257,7 @@ class Eliminator {
   }
 
   Graph& graph_;
-  std::optional<StorageClasses> classes_;
+  std::optional<AliasClasses> classes_;
   std::vector<uint64_t> epoch_;     // by storage class: writes seen so far
   std::vector<bool> written_;       // by storage class: written anywhere
   absl::flat_hash_map<std::string, Node*> seen_;

@@ -234,7 +234,9 @@ TEST(CseTest, TorchvisionModelsComputeTheSameAfterCse) {
       GraphModule gm = testing::trace_fixture(name + ".pt");
       // Inlined, the graph is ATen operators with in-place relu_ and
       // hardtanh_ on fresh results: what cse must see through.
-      if (inlined) ASSERT_TRUE(testing::run_pipeline(gm, "inline{recurse=true}").ok());
+      if (inlined) {
+        ASSERT_TRUE(testing::run_pipeline(gm, "inline{recurse=true}").ok());
+      }
       const size_t before = node_names(gm.graph()).size();
       const size_t removed = eliminate_common_subexpressions(gm.graph());
       EXPECT_EQ(node_names(gm.graph()).size(), before - removed);

@@ -14,6 +14,7 @@
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
 #include "runtime/graph_module.h"
+#include "runtime/value_conversion.h"
 
 namespace fx {
 namespace {
@@ -373,16 +374,14 @@ class TensorReaders {
   // The readers of `t`'s storage (node names, once per read).
   const std::vector<std::string>& readers(const at::Tensor& t) const {
     static const std::vector<std::string> kNone;
-    auto it = readers_.find(key(t));
+    auto it = readers_.find(storage_identity(t));
     return it == readers_.end() ? kNone : it->second;
   }
 
  private:
-  static const void* key(const at::Tensor& t) {
-    return t.has_storage() ? static_cast<const void*>(t.storage().unsafeGetStorageImpl())
-                           : static_cast<const void*>(t.unsafeGetTensorImpl());
+  void add(const at::Tensor& t, const std::string& reader) {
+    readers_[storage_identity(t)].push_back(reader);
   }
-  void add(const at::Tensor& t, const std::string& reader) { readers_[key(t)].push_back(reader); }
   absl::flat_hash_map<const void*, std::vector<std::string>> readers_;
 };
 

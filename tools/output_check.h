@@ -1,0 +1,80 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// output_check.h: fxrun's --check: a graph's outputs against a reference's
+// (the original TorchScript module, or the outputs PyTorch saved), telling a
+// changed computation from float rounding.
+//
+//   CheckReference reference = *fx::module_reference(original, device);
+//   std::string line = *fx::check_outputs(graph_result, inputs, reference, {1e-5, 1e-4});
+//
+// Contracts:
+//   * Outputs are compared leaf by leaf (tensors in tuples, lists and dicts,
+//     in order); a different count or shape is an error naming the output.
+//   * An output passes when every element is within atol + rtol * |expected|
+//     (NaN equals NaN).
+//   * When it is not, and the reference can run in float64 (`run_exact`), the
+//     difference is judged against exact arithmetic: it passes when the
+//     graph's largest error against the float64 run is at most
+//     kRoundingFactor times the reference's own (plus atol + rtol * |exact|
+//     per element). Passes that fold weights (fold_bn) round differently from
+//     the model; on ResNet-50 that moves outputs by more than 1e-5, as
+//     torch.jit.freeze does, while both stay as close to the exact result. A
+//     changed computation is off by far more than the model's own rounding.
+//   * The error says the difference, the tolerances, and what was learnt from
+//     the float64 run (or why there was none).
+#ifndef FX_TOOLS_OUTPUT_CHECK_H_
+#define FX_TOOLS_OUTPUT_CHECK_H_
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+
+#include "absl/status/statusor.h"
+
+namespace fx {
+
+// What --check compares the graph's outputs with.
+struct CheckReference {
+  // How reports and errors name it: "the original TorchScript module".
+  std::string name;
+  // Computed by another libtorch (a saved run), whose kernels may round
+  // differently: error messages say so.
+  bool other_kernels = false;
+  // Its outputs on `inputs` (a copy of its own, laid out as given).
+  std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> inputs)> run;
+  // The same computation in float64 (floating inputs converted), when it can
+  // be had: to tell rounding from a changed computation. May be empty.
+  std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> inputs)> run_exact;
+};
+
+struct Tolerance {
+  double atol = 1e-5;
+  double rtol = 1e-4;
+};
+
+// How much further from exact arithmetic than the reference itself the graph
+// may be before its difference counts as a change rather than rounding.
+inline constexpr double kRoundingFactor = 4.0;
+
+// The tensor leaves of a value, named by their position ("0", "1.2", dict
+// keys by name).
+void flatten_tensors(const c10::IValue& v, const std::string& name,
+                     std::vector<std::pair<std::string, at::Tensor>>& out);
+
+// "float[1, 1000]".
+std::string describe_tensor(const at::Tensor& t);
+
+// Compares `got` (the graph's result on `inputs`) with `reference`'s run on a
+// copy of `inputs`. On success, the report line ("check: max abs difference
+// ... : ok"); else FailedPrecondition saying which output and by how much.
+absl::StatusOr<std::string> check_outputs(const c10::IValue& got,
+                                          const std::vector<c10::IValue>& inputs,
+                                          const CheckReference& reference,
+                                          const Tolerance& tolerance);
+
+}  // namespace fx
+
+#endif  // FX_TOOLS_OUTPUT_CHECK_H_

@@ -1,0 +1,95 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "tools/output_check.h"
+
+#include <optional>
+
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fx {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// A reference that returns `expected`, and in float64 `exact` (when given).
+CheckReference reference_of(at::Tensor expected, std::optional<at::Tensor> exact) {
+  CheckReference r;
+  r.name = "the model";
+  r.run = [expected](std::vector<c10::IValue>) -> absl::StatusOr<c10::IValue> { return expected; };
+  if (exact) {
+    r.run_exact = [t = *exact](std::vector<c10::IValue> inputs) -> absl::StatusOr<c10::IValue> {
+      // The float64 run sees its inputs in float64.
+      EXPECT_EQ(inputs.at(0).toTensor().scalar_type(), at::kDouble);
+      return t;
+    };
+  }
+  return r;
+}
+
+const std::vector<c10::IValue> kInputs = {at::ones({3})};
+
+TEST(OutputCheckTest, WithinTheToleranceIsOk) {
+  const at::Tensor want = at::tensor({1.0f, 20.0f, 0.0f});
+  auto line = check_outputs(want + 5e-6, kInputs, reference_of(want, std::nullopt), {});
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_THAT(*line, HasSubstr("check: max abs difference 5.7"));
+  EXPECT_THAT(*line, HasSubstr("against the model (atol 1e-05, rtol 0.0001)"));
+  EXPECT_THAT(*line, HasSubstr(": ok"));
+}
+
+// Folded weights round differently: an output near zero moves by more than
+// atol, but the graph is as close to the exact result as the model is.
+TEST(OutputCheckTest, RoundingIsToldApartByTheFloat64Run) {
+  const at::Tensor exact = at::tensor({1.0, 20.0, 0.0}, at::kDouble);
+  const at::Tensor model = at::tensor({1.0f, 20.00004f, 4e-5f});
+  const at::Tensor graph = at::tensor({1.0f, 19.99996f, -4e-5f});
+  auto line = check_outputs(graph, kInputs, reference_of(model, exact), {});
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_THAT(*line, HasSubstr("beyond atol 1e-05, rtol 0.0001, but rounding"));
+  EXPECT_THAT(*line, HasSubstr(": ok"));
+}
+
+TEST(OutputCheckTest, AChangeIsMoreThanRounding) {
+  const at::Tensor exact = at::tensor({1.0, 20.0, 0.0}, at::kDouble);
+  const at::Tensor model = at::tensor({1.0f, 20.0f, 1e-6f});
+  const at::Tensor graph = at::tensor({1.0f, 20.0f, 1e-3f});
+  auto line = check_outputs(graph, kInputs, reference_of(model, exact), {});
+  ASSERT_FALSE(line.ok());
+  EXPECT_THAT(line.status().message(),
+              HasSubstr("output 0 differs from the model: max abs difference 0.000999"));
+  EXPECT_THAT(line.status().message(), HasSubstr("more than rounding"));
+  EXPECT_THAT(line.status().message(), HasSubstr("a pass changed what the model computes"));
+}
+
+TEST(OutputCheckTest, WithoutAFloat64RunADifferenceFails) {
+  const at::Tensor model = at::tensor({1.0f, 20.00004f, 4e-5f});
+  const at::Tensor graph = at::tensor({1.0f, 19.99996f, -4e-5f});
+  auto line = check_outputs(graph, kInputs, reference_of(model, std::nullopt), {});
+  ASSERT_FALSE(line.ok());
+  EXPECT_THAT(line.status().message(), HasSubstr("beyond --atol=1e-05 --rtol=0.0001"));
+}
+
+// Integers do not round: a difference is a change whatever the float64 run says.
+TEST(OutputCheckTest, IntegerOutputsHaveNoRoundingExcuse) {
+  const at::Tensor model = at::tensor({1, 2, 3}, at::kLong);
+  auto line = check_outputs(at::tensor({1, 2, 4}, at::kLong), kInputs,
+                            reference_of(model, model.to(at::kDouble)), {});
+  ASSERT_FALSE(line.ok());
+  EXPECT_THAT(line.status().message(), HasSubstr("output 0 differs from the model"));
+  EXPECT_THAT(line.status().message(), Not(HasSubstr("rounding")));
+}
+
+TEST(OutputCheckTest, ShapesAndCountsMustMatch) {
+  const at::Tensor want = at::zeros({2, 3});
+  auto shape = check_outputs(at::zeros({3, 2}), kInputs, reference_of(want, std::nullopt), {});
+  EXPECT_THAT(shape.status().message(),
+              HasSubstr("output 0 is float[3, 2] but in the model it is float[2, 3]"));
+  auto count = check_outputs(c10::ivalue::Tuple::create({want, want}), kInputs,
+                             reference_of(want, std::nullopt), {});
+  EXPECT_THAT(count.status().message(), HasSubstr("the graph returns 2 tensor(s), the model 1"));
+}
+
+}  // namespace
+}  // namespace fx
