@@ -186,8 +186,12 @@ absl::StatusOr<std::string> PipelineRank::this_ranks_report(const StageRun& run,
                     " outputs received\n");
     absl::StrAppend(&report, describe_outputs(*outputs));
     if (reference != nullptr) {
+      CheckReference pipelined = *reference;
+      pipelined.culprit =
+          "a pass, or the pipeline (its cut, micro-batches or exchange), changed what the model "
+          "computes";
       auto checked =
-          check_outputs(*outputs, inputs, *reference, Tolerance{options.atol, options.rtol});
+          check_outputs(*outputs, inputs, pipelined, Tolerance{options.atol, options.rtol});
       if (!checked.ok()) return checked.status();
       absl::StrAppend(&report, *checked);
     }

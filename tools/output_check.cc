@@ -170,8 +170,8 @@ absl::StatusOr<std::string> check_outputs(const c10::IValue& got,
   // A saved run may come from another libtorch, whose kernels round
   // differently: then the difference need not be a pass's doing.
   return absl::FailedPreconditionError(absl::StrFormat(
-      "--check: %s (beyond --atol=%g --rtol=%g)%s; a pass changed what the model computes%s",
-      first_beyond, tolerance.atol, tolerance.rtol, exact_note,
+      "--check: %s (beyond --atol=%g --rtol=%g)%s; %s%s", first_beyond, tolerance.atol,
+      tolerance.rtol, exact_note, reference.culprit,
       reference.other_kernels ? ", or the kernels of the libtorch that saved it round "
                                 "differently (compare on that platform, or widen --rtol)"
                               : ""));

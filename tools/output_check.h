@@ -43,6 +43,8 @@ struct CheckReference {
   // Computed by another libtorch (a saved run), whose kernels may round
   // differently: error messages say so.
   bool other_kernels = false;
+  // What a difference beyond rounding means, for the error.
+  std::string culprit = "a pass changed what the model computes";
   // Its outputs on `inputs` (a copy of its own, laid out as given).
   std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> inputs)> run;
   // The same computation in float64 (floating inputs converted), when it can

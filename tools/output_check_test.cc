@@ -69,6 +69,17 @@ TEST(OutputCheckTest, WithoutAFloat64RunADifferenceFails) {
   auto line = check_outputs(graph, kInputs, reference_of(model, std::nullopt), {});
   ASSERT_FALSE(line.ok());
   EXPECT_THAT(line.status().message(), HasSubstr("beyond --atol=1e-05 --rtol=0.0001"));
+  EXPECT_THAT(line.status().message(), HasSubstr("; a pass changed what the model computes"));
+}
+
+// Who ran the graph says what else may have changed it.
+TEST(OutputCheckTest, TheErrorNamesTheCulpritTheCallerGives) {
+  CheckReference reference = reference_of(at::zeros({2}), std::nullopt);
+  reference.culprit = "the pipeline changed it";
+  auto line = check_outputs(at::ones({2}), kInputs, reference, {});
+  ASSERT_FALSE(line.ok());
+  EXPECT_THAT(line.status().message(), HasSubstr("max abs difference 1 (beyond --atol=1e-05 "
+                                                 "--rtol=0.0001); the pipeline changed it"));
 }
 
 // Integers do not round: a difference is a change whatever the float64 run says.
