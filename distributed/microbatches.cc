@@ -123,17 +123,15 @@ absl::StatusOr<std::vector<std::vector<c10::IValue>>> split_microbatches(
         "--microbatches=", count, " needs a batch of at least ", count, " rows (dim 0 of the "
         "inputs), and it has ", rows, ": give fewer micro-batches or a larger batch"));
   }
-  const std::vector<int64_t> sizes = microbatch_sizes(rows, count);
   for (const c10::IValue& input : inputs) {
     if (!input.isTensor()) {
       for (auto& part : parts) part.push_back(input);
       continue;
     }
-    int64_t start = 0;
-    for (int k = 0; k < count; ++k) {
-      parts[k].emplace_back(input.toTensor().narrow(0, start, sizes[k]));
-      start += sizes[k];
-    }
+    // libtorch's own cut: views, the first rows % count pieces one row longer
+    // (microbatch_sizes, which the reports print).
+    std::vector<at::Tensor> pieces = at::tensor_split(input.toTensor(), count, 0);
+    for (int k = 0; k < count; ++k) parts[k].emplace_back(std::move(pieces[k]));
   }
   return parts;
 }
