@@ -15,8 +15,9 @@
 // torch.jit.optimize_for_inference(torch.jit.freeze(m)) (libtorch's C++
 // equivalents, run here: a module optimised for MKLDNN cannot be saved and
 // loaded again in torch 1.13, "required keyword attribute 'value' is
-// undefined"); our plans after `inline,dce` and after
-// `inline,fold_bn,const_fold,dce`:
+// undefined"); our plans after `inline,dce`, after
+// `inline,fold_bn,const_fold,dce` and after that with oneDNN's layout
+// (`...,cse,dce,shape_prop{device=meta},mkldnn_layout,dce`):
 //
 //   bazel run --config=opt //runtime:runtime_benchmark -- --benchmark_filter=folding
 // Compare times within one run: the machines are shared and noisy.
@@ -37,10 +38,13 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "passes/const_fold/const_fold.h"
+#include "passes/cse/cse.h"
 #include "passes/dce/dce.h"
 #include "passes/fold_bn/fold_bn.h"
 #include "passes/inline/inline.h"
+#include "passes/mkldnn_layout/mkldnn_layout.h"
 #include "passes/pass_manager.h"
+#include "passes/shape_prop/shape_prop.h"
 #include "runtime/execution_plan.h"
 #include "runtime/interpreter.h"
 #include "tests/testing/fixtures.h"
@@ -192,12 +196,13 @@ struct FoldingWorkload {
   torch::jit::Module module;
   torch::jit::Module frozen;  // optimize_for_inference(freeze(module))
   std::vector<c10::IValue> inputs;
-  std::unique_ptr<GraphModule> unfolded, folded;
-  std::shared_ptr<const ExecutionPlan> unfolded_plan, folded_plan;
+  std::unique_ptr<GraphModule> unfolded, folded, mkldnn;
+  std::shared_ptr<const ExecutionPlan> unfolded_plan, folded_plan, mkldnn_plan;
 };
 
 std::unique_ptr<GraphModule> traced_through(const torch::jit::Module& module,
-                                            const std::string& pipeline) {
+                                            const std::string& pipeline,
+                                            const std::vector<c10::IValue>& inputs = {}) {
   auto gm = Tracer().trace(module);
   if (!gm.ok()) throw std::runtime_error(std::string(gm.status().message()));
   Registry registry;
@@ -206,9 +211,13 @@ std::unique_ptr<GraphModule> traced_through(const torch::jit::Module& module,
   register_dce(r);
   register_fold_bn(r);
   register_const_fold(r);
+  register_cse(r);
+  register_shape_prop(r);
+  register_mkldnn_layout(r);
   if (!registry.commit(r).ok()) throw std::runtime_error("cannot register passes");
   auto pm = PassManager::create(pipeline, registry);
   PassContext context(registry);
+  if (!inputs.empty()) context.set_example_inputs(inputs);
   if (!pm.ok() || !pm->run(*gm, context).ok()) throw std::runtime_error(pipeline + " failed");
   if (!context.warnings().empty()) throw std::runtime_error(context.warnings()[0]);
   return std::make_unique<GraphModule>(*std::move(gm));
@@ -227,22 +236,31 @@ FoldingWorkload& folding_workload(const std::string& model, int batch) {
   w->inputs = {at::rand({batch, 3, 224, 224})};
   w->unfolded = traced_through(w->module, "inline,dce");
   w->folded = traced_through(w->module, "inline,fold_bn,const_fold,dce");
+  w->mkldnn = traced_through(
+      w->module, "inline,fold_bn,const_fold,cse,dce,shape_prop{device=meta},mkldnn_layout,dce",
+      w->inputs);
   auto unfolded = ExecutionPlan::compile(*w->unfolded, PlanOptions());
   auto folded = ExecutionPlan::compile(*w->folded, PlanOptions());
-  if (!unfolded.ok() || !folded.ok()) throw std::runtime_error("cannot compile the plans");
+  auto mkldnn = ExecutionPlan::compile(*w->mkldnn, PlanOptions());
+  if (!unfolded.ok() || !folded.ok() || !mkldnn.ok()) {
+    throw std::runtime_error("cannot compile the plans");
+  }
   w->unfolded_plan = *std::move(unfolded);
   w->folded_plan = *std::move(folded);
+  w->mkldnn_plan = *std::move(mkldnn);
   // Each side computes what the module computes.
   c10::InferenceMode guard;
   const at::Tensor expected = w->module.forward(w->inputs).toTensor();
-  for (const at::Tensor& got : {w->frozen.forward(w->inputs).toTensor(),
-                                w->folded_plan->run(*w->folded_plan->make_state(), w->inputs)->toTensor()}) {
+  for (const at::Tensor& got :
+       {w->frozen.forward(w->inputs).toTensor(),
+        w->folded_plan->run(*w->folded_plan->make_state(), w->inputs)->toTensor(),
+        w->mkldnn_plan->run(*w->mkldnn_plan->make_state(), w->inputs)->toTensor()}) {
     if (!at::allclose(got, expected, 1e-3, 1e-4)) throw std::runtime_error(key + ": outputs differ");
   }
   return *cache->emplace(key, std::move(w)).first->second;
 }
 
-// side: "torchscript", "frozen", "plan_unfolded", "plan_folded".
+// side: "torchscript", "frozen", "plan_unfolded", "plan_folded", "plan_mkldnn".
 void BM_Folding(benchmark::State& state, const std::string& model, int batch,
                 const std::string& side) {
   at::set_num_threads(1);
@@ -252,7 +270,9 @@ void BM_Folding(benchmark::State& state, const std::string& model, int batch,
     torch::jit::Module& m = side == "frozen" ? w.frozen : w.module;
     for (auto _ : state) benchmark::DoNotOptimize(m.forward(w.inputs));
   } else {
-    const ExecutionPlan& plan = side == "plan_folded" ? *w.folded_plan : *w.unfolded_plan;
+    const ExecutionPlan& plan = side == "plan_folded"   ? *w.folded_plan
+                                : side == "plan_mkldnn" ? *w.mkldnn_plan
+                                                        : *w.unfolded_plan;
     auto run_state = plan.make_state();
     for (auto _ : state) benchmark::DoNotOptimize(plan.run(*run_state, w.inputs));
   }
@@ -262,7 +282,7 @@ void BM_Folding(benchmark::State& state, const std::string& model, int batch,
 void register_folding() {
   for (const std::string model : {"resnet18", "resnet50", "mobilenet_v2"}) {
     for (int batch : {1, 8}) {
-      for (const std::string side : {"torchscript", "frozen", "plan_unfolded", "plan_folded"}) {
+      for (const std::string side : {"torchscript", "frozen", "plan_unfolded", "plan_folded", "plan_mkldnn"}) {
         benchmark::RegisterBenchmark(
             absl::StrCat("folding/", model, "_b", batch, "/", side).c_str(), BM_Folding, model,
             batch, side)

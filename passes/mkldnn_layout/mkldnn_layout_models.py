@@ -1,0 +1,110 @@
+"""Models for mkldnn_layout's tests, scripted with Debian's torch (run at build time).
+
+Usage: mkldnn_layout_models.py OUT_DIR
+
+Each is a small convolutional network with one pattern the layout pass must
+get right; inputs are 1x3x16x16.
+"""
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def convs(n, channels=8):
+    layers = [nn.Conv2d(3, channels, 3, padding=1)]
+    for _ in range(n - 1):
+        layers.append(nn.Conv2d(channels, channels, 3, padding=1))
+    return nn.ModuleList(layers)
+
+
+class Chain(nn.Module):
+    """Convolutions, relu and in-place relu, a residual add, pooling, then a
+    hardtanh (no MKLDNN kernel) and a head."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+        self.pool = nn.MaxPool2d(3, 2, 1)
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        x = F.relu(self.c[0](x))
+        y = F.relu(self.c[1](x), inplace=True)
+        y = self.c[2](y) + x
+        y = F.hardtanh(self.pool(self.c[3](y)), -0.5, 0.5)
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
+
+
+class LoneConv(nn.Module):
+    """One convolution between strided operators: converting costs more."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, x):
+        return torch.sin(self.conv(torch.cos(x)))
+
+
+class ReadBeforeInPlace(nn.Module):
+    """A strided user reads a value before an in-place relu writes it, and
+    another after: each must see what it saw before."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        y = self.c[1](self.c[0](x))
+        before = torch.sin(y)
+        y = self.c[3](self.c[2](y.relu_()))
+        after = torch.sin(y)
+        return before, after, y
+
+
+class WrittenByStridedUser(nn.Module):
+    """An operator with no MKLDNN kernel writes a value in place: converting
+    would write a copy."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(6)
+
+    def forward(self, x):
+        y = self.c[2](self.c[1](self.c[0](x)))
+        F.hardswish(y, inplace=True)
+        return self.c[5](self.c[4](self.c[3](y))) + y
+
+
+class BroadcastAdd(nn.Module):
+    """An add that broadcasts (MKLDNN's add does not) stays strided."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(6)
+        self.shift = nn.Parameter(torch.randn(1, 8, 1, 1))
+
+    def forward(self, x):
+        y = self.c[2](self.c[1](self.c[0](x))) + self.shift
+        return self.c[5](self.c[4](self.c[3](y)))
+
+
+def main():
+    out_dir = sys.argv[1]
+    models = {
+        "chain": Chain,
+        "lone_conv": LoneConv,
+        "read_before_in_place": ReadBeforeInPlace,
+        "written_by_strided_user": WrittenByStridedUser,
+        "broadcast_add": BroadcastAdd,
+    }
+    for name, cls in models.items():
+        torch.manual_seed(0)
+        torch.jit.script(cls().eval()).save(os.path.join(out_dir, name + ".pt"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "passes/mkldnn_layout/mkldnn_layout.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "passes/const_fold/const_fold.h"
+#include "passes/cse/cse.h"
+#include "passes/dce/dce.h"
+#include "passes/fold_bn/fold_bn.h"
+#include "passes/inline/inline.h"
+#include "passes/pass_manager.h"
+#include "passes/shape_prop/shape_prop.h"
+#include "runtime/execution_plan.h"
+#include "runtime/graph_module.h"
+#include "runtime/interpreter.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/runfiles.h"
+#include "tracer/tracer.h"
+
+namespace fx {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+int count_targets(const GraphModule& gm, const std::string& target) {
+  int count = 0;
+  for (const Node* n : gm.graph().nodes()) count += n->target() == target;
+  return count;
+}
+
+// The tensors of a value (a tensor or a tuple of them).
+std::vector<at::Tensor> tensors_of(const c10::IValue& v) {
+  if (v.isTensor()) return {v.toTensor()};
+  std::vector<at::Tensor> out;
+  for (const c10::IValue& e : v.toTupleRef().elements()) out.push_back(e.toTensor());
+  return out;
+}
+
+class MkldnnLayoutTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!at::hasMKLDNN()) GTEST_SKIP() << "this libtorch has no MKLDNN";
+    PluginRegistrar r({"mkldnn_layout_test", "1", ""});
+    register_mkldnn_layout(r);
+    register_fold_bn(r);
+    register_const_fold(r);
+    register_cse(r);
+    register_dce(r);
+    register_inline(r);
+    register_shape_prop(r);
+    ASSERT_TRUE(registry_.commit(r).ok());
+  }
+
+  // Traces `m`, runs `pipeline` on example `inputs`; returns the warnings.
+  std::vector<std::string> convert(const torch::jit::Module& m, absl::string_view pipeline,
+                                   const std::vector<c10::IValue>& inputs) {
+    auto gm = Tracer().trace(m);
+    EXPECT_TRUE(gm.ok()) << gm.status();
+    gm_ = std::make_unique<GraphModule>(std::move(*gm));
+    auto pm = PassManager::create(pipeline, registry_);
+    EXPECT_TRUE(pm.ok()) << pm.status();
+    PassContext context(registry_);
+    context.set_example_inputs(inputs);
+    status_ = pm->run(*gm_, context);
+    return context.warnings();
+  }
+
+  // The graph's outputs by the execution plan and by the Interpreter equal
+  // the module's, to float32 rounding.
+  void expect_same_outputs(torch::jit::Module& m, const std::vector<c10::IValue>& inputs,
+                           double atol = 1e-4) {
+    const std::vector<at::Tensor> expected = tensors_of(m.forward(inputs));
+    auto plan = ExecutionPlan::compile(*gm_);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (int run = 0; run < 2; ++run) {  // the first run specialises the plan
+      auto got = (*plan)->run(inputs);
+      ASSERT_TRUE(got.ok()) << got.status();
+      const std::vector<at::Tensor> g = tensors_of(*got);
+      ASSERT_EQ(g.size(), expected.size());
+      for (size_t i = 0; i < g.size(); ++i) {
+        EXPECT_FALSE(g[i].is_mkldnn()) << "output " << i;
+        EXPECT_TRUE(at::allclose(g[i], expected[i], 1e-4, atol))
+            << "output " << i << " differs by " << (g[i] - expected[i]).abs().max().item<float>();
+      }
+    }
+    Interpreter interpreter(*gm_);
+    auto got = interpreter.run(inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const std::vector<at::Tensor> g = tensors_of(*got);
+    for (size_t i = 0; i < g.size(); ++i) {
+      EXPECT_TRUE(at::allclose(g[i], expected[i], 1e-4, atol)) << "interpreter, output " << i;
+    }
+  }
+
+  torch::jit::Module load_model(const std::string& name) {
+    return torch::jit::load(testing::runfile("passes/mkldnn_layout/" + name + ".pt"));
+  }
+
+  Registry registry_;
+  std::unique_ptr<GraphModule> gm_;
+  absl::Status status_;
+};
+
+std::vector<c10::IValue> small_input() { return {at::randn({1, 3, 16, 16})}; }
+
+TEST_F(MkldnnLayoutTest, ChainRunsInTheLayoutWithOneConversionEachWay) {
+  torch::jit::Module m = load_model("chain");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout,dce", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
+  EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 1);
+  EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_max_pool2d"), 1);
+  // The reordered weights are attributes of the GraphModule.
+  auto w = gm_->get_attr("c_0_weight_mkldnn");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_TRUE(w->toTensor().is_mkldnn());
+  expect_same_outputs(m, inputs);
+}
+
+TEST_F(MkldnnLayoutTest, LoneConvolutionStaysStridedAndSaysWhy) {
+  torch::jit::Module m = load_model("lone_conv");
+  const auto inputs = small_input();
+  const auto warnings = convert(m, "inline,shape_prop,mkldnn_layout", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 0);
+  EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 0);
+  EXPECT_THAT(warnings, Contains(HasSubstr("1 convolution(s) for 2 layout conversion(s)")));
+  expect_same_outputs(m, inputs);
+}
+
+TEST_F(MkldnnLayoutTest, StridedReadersAroundAnInPlaceReluSeeWhatTheySawBefore) {
+  torch::jit::Module m = load_model("read_before_in_place");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
+  expect_same_outputs(m, inputs);
+}
+
+TEST_F(MkldnnLayoutTest, ValueWrittenByAStridedOperatorIsNotConverted) {
+  torch::jit::Module m = load_model("written_by_strided_user");
+  const auto inputs = small_input();
+  const auto warnings = convert(m, "inline,shape_prop,mkldnn_layout", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_THAT(warnings, Contains(HasSubstr("may write")));
+  expect_same_outputs(m, inputs);
+}
+
+TEST_F(MkldnnLayoutTest, BroadcastingAddStaysStrided) {
+  torch::jit::Module m = load_model("broadcast_add");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::add.Tensor"), 1);
+  for (const Node* n : gm_->graph().nodes()) {
+    if (n->target() != "aten::add.Tensor") continue;
+    for (const Node* in : n->input_nodes()) {
+      EXPECT_NE(in->target(), "aten::mkldnn_convolution") << "the add reads an MKLDNN tensor";
+    }
+  }
+  expect_same_outputs(m, inputs);
+}
+
+TEST_F(MkldnnLayoutTest, WithoutShapesItSaysToRunShapeProp) {
+  torch::jit::Module m = load_model("chain");
+  convert(m, "inline,mkldnn_layout", small_input());
+  EXPECT_EQ(status_.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status_.message()), HasSubstr("put shape_prop"));
+}
+
+// The pipeline on torchvision's networks: the model's outputs. On
+// ResNet-18 every convolution runs in the layout with one conversion each
+// way; MobileNetV2's ReLU6 has no MKLDNN kernel, so its convolutions stay
+// strided where the conversions around it would cost more.
+TEST_F(MkldnnLayoutTest, TorchvisionModelsAfterFoldingKeepTheirOutputs) {
+  c10::InferenceMode guard;
+  for (const std::string name : {"resnet18.pt", "mobilenet_v2.pt"}) {
+    SCOPED_TRACE(name);
+    torch::jit::Module m = testing::load_fixture(name);
+    const std::vector<c10::IValue> inputs = {at::randn({2, 3, 224, 224})};
+    convert(m, "inline,fold_bn,const_fold,cse,dce,shape_prop{device=meta},mkldnn_layout,dce",
+            inputs);
+    ASSERT_TRUE(status_.ok()) << status_;
+    if (name == "resnet18.pt") {
+      EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 20);
+      EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 1);
+      EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
+    }
+    expect_same_outputs(m, inputs, 1e-3);
+  }
+}
+
+}  // namespace
+}  // namespace fx
