@@ -230,6 +230,7 @@ using writer_internal::IrGraphModule;
 using writer_internal::ProgramBuilder;
 
 absl::StatusOr<std::string> write_program(const IrGraphModule& gm, const WriteOptions& options) {
+  if (absl::Status s = gm.check_storable("a torch.export program"); !s.ok()) return s;
   try {
     return ProgramBuilder(gm, options).build();
   } catch (const std::exception& e) {

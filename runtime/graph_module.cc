@@ -345,4 +345,17 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
   return absl::OkStatus();
 }
 
+absl::Status GraphModule::check_storable(absl::string_view format) const {
+  for (const Node* n : graph_->nodes()) {
+    if (n->op() != Op::kGetAttr) continue;
+    auto value = get_attr(n->target());
+    if (!value.ok() || !value->isTensor() || !value->toTensor().is_mkldnn()) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "attribute '", n->target(), "' is an MKLDNN tensor (oneDNN's opaque layout, made by the "
+        "mkldnn_layout pass), which ", format, " cannot store: save the graph before "
+        "mkldnn_layout and run the pass after loading it"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace fx

@@ -147,6 +147,11 @@ class GraphModule {
   // The Python source of forward (torch.fx's `GraphModule.code`).
   std::string code() const;
 
+  // Fails, naming the attribute and `format` ("TorchScript", "a graph file"),
+  // when the graph reads a tensor no file format stores: an MKLDNN tensor
+  // (the mkldnn_layout pass's reordered weights).
+  absl::Status check_storable(absl::string_view format) const;
+
   // Runs the graph on `inputs` (torch.fx: `gm(*inputs)`) with its execution
   // plan (execution_plan.h), compiled for the CPU at the first call and again
   // after the module changes. Errors name the placeholder or the node that

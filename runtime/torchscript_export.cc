@@ -492,6 +492,7 @@ std::string torchscript_source(const GraphModule& gm) {
 }
 
 absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm) {
+  if (absl::Status s = gm.check_storable("TorchScript"); !s.ok()) return s;
   std::unique_ptr<Graph> graph = graph_for_torchscript(gm);
   if (absl::Status s = check_expressible(gm, *graph); !s.ok()) return s;
   const std::string source = python_code(*graph, CodeDialect::kTorchScript);

@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/serialization/import.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,22 @@ TEST_P(FoldingPipelineTest, ChecksAgainstTheModelAtBothLevels) {
   }
 }
 
+// With oneDNN's layout after folding (issue 23's speed): the convolutions
+// that run in it are aten::mkldnn_convolution, and the outputs are checked.
+TEST_P(FoldingPipelineTest, ChecksInOneDnnsLayout) {
+  Result r = fxrun(absl::StrCat(
+      "--model=", fixture(GetParam()),
+      " --passes=inline{recurse=true},fold_bn,const_fold,cse,dce,shape_prop{device=meta},"
+      "mkldnn_layout,dce --input-shape=1,3,224,224 --print=tabular --check"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(": ok\n"));
+  if (GetParam() == "resnet18" || GetParam() == "resnet50") {
+    EXPECT_THAT(r.out, HasSubstr("aten.mkldnn_convolution"));
+    EXPECT_THAT(r.out, Not(HasSubstr("aten.conv2d")));
+    EXPECT_THAT(r.err, Not(HasSubstr("mkldnn_layout")));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Torchvision, FoldingPipelineTest,
                          ::testing::Values("resnet18", "resnet50", "mobilenet_v2",
                                            "shufflenet_v2_x1_0", "googlenet"));
@@ -93,6 +110,35 @@ TEST(FoldingSaveTest, TheSavedProgramReadsBackAndChecks) {
     EXPECT_THAT(back.out, HasSubstr("conv_weight_folded"));
     EXPECT_THAT(back.out, Not(HasSubstr("running_mean")));
     EXPECT_THAT(back.out, Not(HasSubstr("batch_norm")));
+  }
+}
+
+// oneDNN's layout on torch.export programs of torch 2.6 and 2.14; a graph
+// holding its reordered weights is refused by every --save format, naming
+// the attribute and what to do, and no file is left.
+TEST(FoldingSaveTest, OneDnnsLayoutRunsExportedProgramsAndIsNotSaved) {
+  for (const char* version : {"2.6", "2.14"}) {
+    SCOPED_TRACE(version);
+    const std::string dir =
+        ::fx::testing::runfile(absl::StrCat("tests/exported_programs/torch", version));
+    // A program records every value's tensor_meta: no shape_prop needed.
+    const std::string passes =
+        " --passes=fold_bn,const_fold,cse,dce,mkldnn_layout{every_region=true},dce";
+    Result r = fxrun(absl::StrCat("--model=", dir, "/conv_net.pt2", passes,
+                                  " --print=tabular --check --expected=", dir,
+                                  "/conv_net.expected.pt"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("aten.mkldnn_convolution"));
+    EXPECT_THAT(r.out, HasSubstr(": ok\n"));
+    for (const char* suffix : {".pt2", ".pt"}) {
+      const std::string saved = ::fx::testing::temporary_path(absl::StrCat("mkldnn", suffix));
+      Result s = fxrun(absl::StrCat("--model=", dir, "/conv_net.pt2", passes,
+                                    " --print=none --save=", saved));
+      EXPECT_NE(s.exit_code, 0);
+      EXPECT_THAT(s.err, HasSubstr("is an MKLDNN tensor"));
+      EXPECT_THAT(s.err, HasSubstr("save the graph before mkldnn_layout"));
+      EXPECT_FALSE(std::ifstream(saved).good()) << saved << " was written";
+    }
   }
 }
 

@@ -20,6 +20,7 @@
 #include "passes/attribute_names.h"
 #include "runtime/function_lowering.h"
 #include "runtime/graph_module.h"
+#include "runtime/mkldnn_kernels.h"
 #include "runtime/operator_aliasing.h"
 #include "runtime/operator_binding.h"
 
@@ -291,6 +292,21 @@ std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
     c.in_place = c.returns_operand = base == "aten::relu_";
     return c;
   }
+  const bool hardtanh = base == "aten::hardtanh" || base == "aten::hardtanh_";
+  if (hardtanh || base == "aten::relu6" || base == "aten::relu6_") {
+    // TorchScript's MKLDNN clip, right only where oneDNN pads no channels.
+    const auto info = tensor_info(*self);
+    if (!info || info->shape.size() < 2 || info->shape[1] % kMkldnnChannelBlock != 0) {
+      return std::nullopt;
+    }
+    auto lo = hardtanh ? call.number("min_val") : std::optional<double>(0.0);
+    auto hi = hardtanh ? call.number("max_val") : std::optional<double>(6.0);
+    if (!lo || !hi) return std::nullopt;
+    c.in_place = c.returns_operand = base.back() == '_';
+    c.target = c.in_place ? kMkldnnHardtanhInPlace : kMkldnnHardtanh;
+    c.args = {Argument(self), Argument(*lo), Argument(*hi)};
+    return c;
+  }
   if (base == "aten::max_pool2d") {
     auto kernel = call.ints("kernel_size", 2);
     auto stride = call.ints("stride", 2);
@@ -463,7 +479,8 @@ struct Region {
 
 }  // namespace
 
-absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm) {
+absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
+                                                      const MkldnnLayoutOptions& options) {
   MkldnnLayoutReport report;
   Graph& graph = gm.graph();
   if (!has_any_tensor_meta(graph)) {
@@ -569,7 +586,8 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm) {
   absl::flat_hash_map<Node*, Node*> shared_to_mkldnn, shared_to_dense;
   absl::flat_hash_set<Node*> kept;
   for (auto& [id, region] : regions) {
-    const bool keep = region.unsafe.empty() && region.convolutions > region.conversions;
+    const bool keep = region.unsafe.empty() &&
+                      (options.every_region || region.convolutions > region.conversions);
     for (Candidate* c : region.members) {
       if (keep) {
         kept.insert(c->node);
@@ -658,7 +676,9 @@ absl::Status MkldnnLayout::run(GraphModule& module, PassContext& context) {
     context.warn("mkldnn_layout: this libtorch has no MKLDNN (oneDNN); the graph is unchanged");
     return absl::OkStatus();
   }
-  auto report = plan_mkldnn_layout(module);
+  MkldnnLayoutOptions options;
+  options.every_region = every_region;
+  auto report = plan_mkldnn_layout(module, options);
   if (!report.ok()) return report.status();
   if (!report->left_strided.empty()) {
     context.warn(absl::StrCat("mkldnn_layout: ", report->left_strided.size(),

@@ -33,11 +33,13 @@
 //     adaptive_avg_pool2d (torch.nn.functional's too, with a literal size),
 //     dropout in eval mode, and add/add_ of two values in the layout of the
 //     same shape with alpha 1.
-// Not hardtanh or relu6 (MobileNet's activation): aten has no MKLDNN kernel
-// for them, and TorchScript's own (prim::MKLDNNHardTanh_, which its frozen
-// graphs call) leaves its result unwritten in libtorch 1.13 when oneDNN pads
-// the channels of its blocked layout (an 8-channel convolution's output):
-// silently wrong numbers. They are strided operators here.
+//   * hardtanh and relu6 (MobileNet's activation) as fx_mkldnn::hardtanh(_)
+//     (runtime/mkldnn_kernels.h: TorchScript's own MKLDNN kernel), where the
+//     value's channels are a multiple of 16: that kernel leaves its result
+//     unwritten where oneDNN pads the channels of its blocked layout, which
+//     makes libtorch 1.13's optimize_for_inference silently wrong for a
+//     ReLU6 after an 8- or 24-channel convolution. Other channel counts are
+//     strided operators here.
 // Leaf functions (torch.nn.functional.relu, ...) are lowered to their aten
 // calls first (runtime/function_lowering.h), as the execution plan would.
 //
@@ -48,7 +50,8 @@
 // each user gets its own conversion just before it, so that it reads what it
 // read before. Each connected group of converted operators (a region) is kept
 // only when its convolutions outnumber the conversions it needs: a lone
-// convolution between strided operators stays as it was.
+// convolution between strided operators stays as it was
+// (`mkldnn_layout{every_region=true}` converts them all).
 //
 // Left strided, with a warning when the graph has convolutions left alone:
 // anything above whose shapes, dtype or device are not known or not float32
@@ -84,12 +87,22 @@ struct MkldnnLayoutReport {
   std::vector<std::string> left_strided;
 };
 
+struct MkldnnLayoutOptions {
+  // Converts every region, also those whose conversions outnumber their
+  // convolutions (for tests, and for models measured to gain from it).
+  bool every_region = false;
+};
+
 // Plans oneDNN's layout for `module` (see the file comment). Fails, saying to
 // run shape_prop, when no node has tensor_meta.
-absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& module);
+absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& module,
+                                                      const MkldnnLayoutOptions& options = {});
 
 class MkldnnLayout : public Pass {
  public:
+  Option<bool> every_region{*this, "every_region",
+                            "convert every region, also where conversions outnumber convolutions",
+                            false};
   absl::Status run(GraphModule& module, PassContext& context) override;
 };
 

@@ -21,21 +21,37 @@ def convs(n, channels=8):
 
 
 class Chain(nn.Module):
-    """Convolutions, relu and in-place relu, a residual add, pooling, then a
-    hardtanh (no MKLDNN kernel) and a head."""
+    """Convolutions, ReLU6, relu and in-place relu, a residual add, pooling,
+    then a hardtanh on 8 channels (which stays strided) and a head."""
 
     def __init__(self):
         super().__init__()
-        self.c = convs(4)
+        self.c = nn.ModuleList([nn.Conv2d(3, 16, 3, padding=1), nn.Conv2d(16, 16, 3, padding=1),
+                                nn.Conv2d(16, 16, 3, padding=1), nn.Conv2d(16, 8, 3, padding=1)])
         self.pool = nn.MaxPool2d(3, 2, 1)
         self.fc = nn.Linear(8, 5)
 
     def forward(self, x):
-        x = F.relu(self.c[0](x))
+        x = F.relu6(self.c[0](x * 4))
         y = F.relu(self.c[1](x), inplace=True)
-        y = self.c[2](y) + x
+        y = F.hardtanh(self.c[2](y), -0.5, 0.5) + x
         y = F.hardtanh(self.pool(self.c[3](y)), -0.5, 0.5)
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(y, 1), 1))
+
+
+class EightChannelRelu6(nn.Module):
+    """ReLU6 after 8-channel convolutions, where TorchScript's frozen module
+    is wrong: it stays strided here."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        x = x * 4
+        for conv in self.c:
+            x = F.relu6(conv(x))
+        return x
 
 
 class LoneConv(nn.Module):
@@ -97,6 +113,7 @@ def main():
     models = {
         "chain": Chain,
         "lone_conv": LoneConv,
+        "eight_channel_relu6": EightChannelRelu6,
         "read_before_in_place": ReadBeforeInPlace,
         "written_by_strided_user": WrittenByStridedUser,
         "broadcast_add": BroadcastAdd,

@@ -21,6 +21,7 @@
 #include "runtime/execution_plan.h"
 #include "runtime/graph_module.h"
 #include "runtime/interpreter.h"
+#include "runtime/mkldnn_kernels.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/runfiles.h"
 #include "tracer/tracer.h"
@@ -123,6 +124,10 @@ TEST_F(MkldnnLayoutTest, ChainRunsInTheLayoutWithOneConversionEachWay) {
   EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 1);
   EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
   EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_max_pool2d"), 1);
+  // ReLU6 and the first hardtanh on 16 channels run in the layout; the last
+  // hardtanh, on 8 channels, reads a strided copy.
+  EXPECT_EQ(count_targets(*gm_, kMkldnnHardtanh) + count_targets(*gm_, kMkldnnHardtanhInPlace), 2);
+  EXPECT_EQ(count_targets(*gm_, "aten::hardtanh"), 1);
   // The reordered weights are attributes of the GraphModule.
   auto w = gm_->get_attr("c_0_weight_mkldnn");
   ASSERT_TRUE(w.ok()) << w.status();
@@ -138,6 +143,30 @@ TEST_F(MkldnnLayoutTest, LoneConvolutionStaysStridedAndSaysWhy) {
   EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 0);
   EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 0);
   EXPECT_THAT(warnings, Contains(HasSubstr("1 convolution(s) for 2 layout conversion(s)")));
+  expect_same_outputs(m, inputs);
+}
+
+TEST_F(MkldnnLayoutTest, EveryRegionConvertsEvenALoneConvolution) {
+  torch::jit::Module m = load_model("lone_conv");
+  const auto inputs = small_input();
+  const auto warnings = convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_THAT(warnings, IsEmpty());
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 1);
+  EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 1);
+  EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
+  expect_same_outputs(m, inputs);
+}
+
+// libtorch 1.13's optimize_for_inference gets this model wrong (its MKLDNN
+// ReLU6 on channels oneDNN pads); here the ReLU6s stay strided.
+TEST_F(MkldnnLayoutTest, Relu6OnChannelsOneDnnPadsStaysStrided) {
+  torch::jit::Module m = load_model("eight_channel_relu6");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
+  EXPECT_EQ(count_targets(*gm_, kMkldnnHardtanh) + count_targets(*gm_, kMkldnnHardtanhInPlace), 0);
   expect_same_outputs(m, inputs);
 }
 
@@ -181,10 +210,9 @@ TEST_F(MkldnnLayoutTest, WithoutShapesItSaysToRunShapeProp) {
   EXPECT_THAT(std::string(status_.message()), HasSubstr("put shape_prop"));
 }
 
-// The pipeline on torchvision's networks: the model's outputs. On
-// ResNet-18 every convolution runs in the layout with one conversion each
-// way; MobileNetV2's ReLU6 has no MKLDNN kernel, so its convolutions stay
-// strided where the conversions around it would cost more.
+// The pipeline on torchvision's networks: every convolution runs in
+// the layout, with one conversion each way (MobileNetV2's ReLU6s all follow
+// convolutions of a multiple of 16 channels), and the model's outputs.
 TEST_F(MkldnnLayoutTest, TorchvisionModelsAfterFoldingKeepTheirOutputs) {
   c10::InferenceMode guard;
   for (const std::string name : {"resnet18.pt", "mobilenet_v2.pt"}) {
@@ -194,11 +222,9 @@ TEST_F(MkldnnLayoutTest, TorchvisionModelsAfterFoldingKeepTheirOutputs) {
     convert(m, "inline,fold_bn,const_fold,cse,dce,shape_prop{device=meta},mkldnn_layout,dce",
             inputs);
     ASSERT_TRUE(status_.ok()) << status_;
-    if (name == "resnet18.pt") {
-      EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 20);
-      EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 1);
-      EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
-    }
+    EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), name == "resnet18.pt" ? 20 : 52);
+    EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 1);
+    EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
     expect_same_outputs(m, inputs, 1e-3);
   }
 }

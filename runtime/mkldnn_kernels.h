@@ -1,0 +1,40 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// mkldnn_kernels.h: operators on tensors in oneDNN's (MKLDNN's) opaque
+// layout that aten does not have, registered with the dispatcher under the
+// `fx_mkldnn` namespace so that graphs call them like any other operator.
+//
+// The `mkldnn_layout` pass keeps activations in oneDNN's blocked layout
+// between convolutions (as TorchScript's optimize_for_inference does). aten
+// runs convolutions, relu, add and pooling on such tensors, but not
+// hardtanh: ReLU6 (MobileNet's activation) would have to go back to a strided
+// tensor and forth for each call. These are the kernels TorchScript's frozen
+// graphs call for it (`prim::MKLDNNHardTanh`, oneDNN's clip), reachable from
+// C++ only through a TorchScript node that carries the bounds:
+//
+//   fx_mkldnn::hardtanh(Tensor self, float min_val, float max_val) -> Tensor
+//   fx_mkldnn::hardtanh_(Tensor(a!) self, float min_val, float max_val) -> Tensor(a!)
+//
+// Contracts: `self` must be an MKLDNN tensor (others are refused with an
+// error naming the layout) whose channels (dimension 1) are a multiple of
+// kMkldnnChannelBlock: TorchScript's kernel leaves its result unwritten when
+// oneDNN pads the channels of its blocked layout (libtorch 1.13's own
+// optimize_for_inference gives wrong numbers for a ReLU6 after an 8- or
+// 24-channel convolution); the result is aten's hardtanh of it, as an MKLDNN
+// tensor (hardtanh_: `self`, written). Registered when libfx is loaded;
+// fails, naming the libtorch, where it has no `prim::MKLDNNHardTanh`.
+#ifndef FX_RUNTIME_MKLDNN_KERNELS_H_
+#define FX_RUNTIME_MKLDNN_KERNELS_H_
+
+namespace fx {
+
+// A multiple of every channel block oneDNN uses for float32 (8, 16).
+inline constexpr int kMkldnnChannelBlock = 16;
+
+// The names the kernels are registered under.
+inline constexpr char kMkldnnHardtanh[] = "fx_mkldnn::hardtanh";
+inline constexpr char kMkldnnHardtanhInPlace[] = "fx_mkldnn::hardtanh_";
+
+}  // namespace fx
+
+#endif  // FX_RUNTIME_MKLDNN_KERNELS_H_
