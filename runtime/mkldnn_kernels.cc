@@ -43,21 +43,32 @@ torch::jit::Operation& clip_operation(double min_val, double max_val) {
   return operations->emplace(key, node->getOperation()).first->second;
 }
 
-// Clips `self` in place, where TorchScript's kernel is right: it writes a
-// reallocated copy, leaving `self` as it was, when oneDNN pads the channels
-// of its blocked layout (8 or 24 channels in 16-channel blocks: libtorch 1.13's
-// optimize_for_inference is silently wrong there). Blocks are 8 or 16
-// channels for float32, so a multiple of 16 channels is never padded.
+// Clips `self` in place, where TorchScript's kernel is right.
 void clip_in_place(const at::Tensor& self, double min_val, double max_val, const char* name) {
   TORCH_CHECK(self.is_mkldnn(), name, " takes an MKLDNN tensor, got one of layout ",
               self.layout(), ": use aten::hardtanh");
-  TORCH_CHECK(self.dim() >= 2 && self.size(1) % kMkldnnChannelBlock == 0, name,
-              " takes tensors whose channels (dimension 1) are a multiple of ",
-              kMkldnnChannelBlock, ", got sizes ", self.sizes(),
+  TORCH_CHECK(self.dim() >= 2 && mkldnn_hardtanh_takes_channels(self.size(1)), name,
+              " in libtorch ", TORCH_VERSION, " takes tensors whose channels (dimension 1) are a "
+              "multiple of ", kMkldnnChannelBlock, ", got sizes ", self.sizes(),
               " (oneDNN pads other channel counts, which TorchScript's kernel gets wrong)");
   torch::jit::Stack stack{self};
   clip_operation(min_val, max_val)(stack);
 }
+
+}  // namespace
+
+bool mkldnn_hardtanh_takes_channels(int64_t channels) {
+  // libtorch 1.13's kernel writes a reallocated copy, leaving its input as it
+  // was, when oneDNN pads the channels (blocks of 8 or 16 for float32); 2.x's
+  // clips the whole physical buffer.
+#if TORCH_VERSION_MAJOR >= 2
+  return channels > 0;
+#else
+  return channels > 0 && channels % kMkldnnChannelBlock == 0;
+#endif
+}
+
+namespace {
 
 at::Tensor hardtanh(const at::Tensor& self, double min_val, double max_val) {
   at::Tensor out = self.clone();

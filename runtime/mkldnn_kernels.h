@@ -16,20 +16,27 @@
 //   fx_mkldnn::hardtanh_(Tensor(a!) self, float min_val, float max_val) -> Tensor(a!)
 //
 // Contracts: `self` must be an MKLDNN tensor (others are refused with an
-// error naming the layout) whose channels (dimension 1) are a multiple of
-// kMkldnnChannelBlock: TorchScript's kernel leaves its result unwritten when
-// oneDNN pads the channels of its blocked layout (libtorch 1.13's own
-// optimize_for_inference gives wrong numbers for a ReLU6 after an 8- or
-// 24-channel convolution); the result is aten's hardtanh of it, as an MKLDNN
+// error naming the layout) whose channels (dimension 1) the kernel takes
+// (mkldnn_hardtanh_takes_channels): in libtorch 1.13 TorchScript's kernel
+// leaves its result unwritten when oneDNN pads the channels of its blocked
+// layout (its own optimize_for_inference gives wrong numbers for a ReLU6
+// after an 8- or 24-channel convolution; fixed in 2.x); the result is aten's hardtanh of it, as an MKLDNN
 // tensor (hardtanh_: `self`, written). Registered when libfx is loaded;
 // fails, naming the libtorch, where it has no `prim::MKLDNNHardTanh`.
 #ifndef FX_RUNTIME_MKLDNN_KERNELS_H_
 #define FX_RUNTIME_MKLDNN_KERNELS_H_
 
+#include <cstdint>
+
 namespace fx {
 
 // A multiple of every channel block oneDNN uses for float32 (8, 16).
 inline constexpr int kMkldnnChannelBlock = 16;
+
+// Whether fx_mkldnn::hardtanh(_) takes tensors of `channels` channels: any
+// from libtorch 2.0 on (its kernel clips the padding too, checked on 2.6 and
+// 2.14), multiples of kMkldnnChannelBlock before.
+bool mkldnn_hardtanh_takes_channels(int64_t channels);
 
 // The names the kernels are registered under.
 inline constexpr char kMkldnnHardtanh[] = "fx_mkldnn::hardtanh";

@@ -296,7 +296,7 @@ std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
   if (hardtanh || base == "aten::relu6" || base == "aten::relu6_") {
     // TorchScript's MKLDNN clip, right only where oneDNN pads no channels.
     const auto info = tensor_info(*self);
-    if (!info || info->shape.size() < 2 || info->shape[1] % kMkldnnChannelBlock != 0) {
+    if (!info || info->shape.size() < 2 || !mkldnn_hardtanh_takes_channels(info->shape[1])) {
       return std::nullopt;
     }
     auto lo = hardtanh ? call.number("min_val") : std::optional<double>(0.0);

@@ -34,12 +34,13 @@
 //     dropout in eval mode, and add/add_ of two values in the layout of the
 //     same shape with alpha 1.
 //   * hardtanh and relu6 (MobileNet's activation) as fx_mkldnn::hardtanh(_)
-//     (runtime/mkldnn_kernels.h: TorchScript's own MKLDNN kernel), where the
-//     value's channels are a multiple of 16: that kernel leaves its result
-//     unwritten where oneDNN pads the channels of its blocked layout, which
-//     makes libtorch 1.13's optimize_for_inference silently wrong for a
-//     ReLU6 after an 8- or 24-channel convolution. Other channel counts are
-//     strided operators here.
+//     (runtime/mkldnn_kernels.h: TorchScript's own MKLDNN kernel); in
+//     libtorch 1.13 only where the value's channels are a multiple of 16:
+//     there that kernel leaves its result unwritten where oneDNN pads the
+//     channels of its blocked layout, which makes 1.13's
+//     optimize_for_inference silently wrong for a ReLU6 after an 8- or
+//     24-channel convolution. Other channel counts are strided operators
+//     there.
 // Leaf functions (torch.nn.functional.relu, ...) are lowered to their aten
 // calls first (runtime/function_lowering.h), as the execution plan would.
 //
