@@ -327,6 +327,11 @@ std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
   }
   if (base == "aten::avg_pool2d") {
     if (!call.is_none("divisor_override")) return std::nullopt;
+    // oneDNN divides a window that ceil mode adds by the whole kernel, aten
+    // by the part of it over the input and its padding.
+    auto ceil_mode = call.boolean("ceil_mode");
+    auto count_include_pad = call.boolean("count_include_pad");
+    if (!ceil_mode || !count_include_pad || (*ceil_mode && *count_include_pad)) return std::nullopt;
     return c;
   }
   if (base == "aten::adaptive_avg_pool2d") return c;

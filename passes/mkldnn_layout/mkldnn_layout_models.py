@@ -108,6 +108,20 @@ class BroadcastAdd(nn.Module):
         return self.c[5](self.c[4](self.c[3](y)))
 
 
+class AvgPoolCeilMode(nn.Module):
+    """avg_pool2d in ceil mode counting padding: oneDNN divides the windows
+    that ceil mode adds by the whole kernel, aten by the part of it over the
+    input and its padding."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        y = F.avg_pool2d(self.c[1](self.c[0](x)), 3, 2, 0, ceil_mode=True)
+        return self.c[3](self.c[2](y))
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -117,6 +131,7 @@ def main():
         "read_before_in_place": ReadBeforeInPlace,
         "written_by_strided_user": WrittenByStridedUser,
         "broadcast_add": BroadcastAdd,
+        "avg_pool_ceil_mode": AvgPoolCeilMode,
     }
     for name, cls in models.items():
         torch.manual_seed(0)

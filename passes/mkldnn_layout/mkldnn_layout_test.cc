@@ -203,6 +203,31 @@ TEST_F(MkldnnLayoutTest, BroadcastingAddStaysStrided) {
   expect_same_outputs(m, inputs);
 }
 
+// The operator `target` reads a strided tensor: its input is a to_dense.
+void expect_reads_strided(const GraphModule& gm, const std::string& target) {
+  int seen = 0;
+  for (const Node* n : gm.graph().nodes()) {
+    if (n->target() != target) continue;
+    ++seen;
+    ASSERT_FALSE(n->args().empty());
+    ASSERT_TRUE(n->args()[0].is_node());
+    EXPECT_EQ(n->args()[0].to_node()->target(), "aten::to_dense") << n->name();
+  }
+  EXPECT_EQ(seen, 1) << target;
+}
+
+// oneDNN divides the windows ceil mode adds by the whole kernel where aten
+// counts only what lies over the input and its padding.
+TEST_F(MkldnnLayoutTest, AvgPoolInCeilModeCountingPaddingStaysStrided) {
+  torch::jit::Module m = load_model("avg_pool_ceil_mode");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
+  expect_reads_strided(*gm_, "aten::avg_pool2d");
+  expect_same_outputs(m, inputs);
+}
+
 TEST_F(MkldnnLayoutTest, WithoutShapesItSaysToRunShapeProp) {
   torch::jit::Module m = load_model("chain");
   convert(m, "inline,mkldnn_layout", small_input());
