@@ -314,6 +314,10 @@ std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
     auto dilation = call.ints("dilation", 2);
     auto ceil_mode = call.boolean("ceil_mode");
     if (!kernel || !stride || !padding || !dilation || !ceil_mode) return std::nullopt;
+    // MKLDNN's max pooling refuses dilation when it runs.
+    if (std::any_of(dilation->begin(), dilation->end(), [](int64_t d) { return d != 1; })) {
+      return std::nullopt;
+    }
     if (stride->empty()) stride = kernel;
     std::vector<Argument> k, s, p, d;
     for (int64_t x : *kernel) k.emplace_back(x);

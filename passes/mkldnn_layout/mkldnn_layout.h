@@ -28,8 +28,8 @@
 //     not transposed, without output padding) whose weight is an attribute
 //     and whose bias is an attribute or None, on 4-d inputs: become
 //     aten::mkldnn_convolution on the reordered weight;
-//   * on values already in the layout: relu, relu_, max_pool2d (as
-//     aten::mkldnn_max_pool2d), avg_pool2d without divisor_override (and
+//   * on values already in the layout: relu, relu_, max_pool2d without
+//     dilation (as aten::mkldnn_max_pool2d), avg_pool2d without divisor_override (and
 //     not in ceil mode counting padding, which oneDNN averages otherwise),
 //     adaptive_avg_pool2d (torch.nn.functional's too, with a literal size),
 //     dropout in eval mode, and add/add_ of two values in the layout of the

@@ -122,6 +122,18 @@ class AvgPoolCeilMode(nn.Module):
         return self.c[3](self.c[2](y))
 
 
+class DilatedMaxPool(nn.Module):
+    """max_pool2d with dilation, which MKLDNN's max pooling refuses."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        y = F.max_pool2d(self.c[1](self.c[0](x)), 3, 1, 1, dilation=2)
+        return self.c[3](self.c[2](y))
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -132,6 +144,7 @@ def main():
         "written_by_strided_user": WrittenByStridedUser,
         "broadcast_add": BroadcastAdd,
         "avg_pool_ceil_mode": AvgPoolCeilMode,
+        "dilated_max_pool": DilatedMaxPool,
     }
     for name, cls in models.items():
         torch.manual_seed(0)

@@ -228,6 +228,17 @@ TEST_F(MkldnnLayoutTest, AvgPoolInCeilModeCountingPaddingStaysStrided) {
   expect_same_outputs(m, inputs);
 }
 
+// MKLDNN's max pooling refuses dilation when it runs.
+TEST_F(MkldnnLayoutTest, DilatedMaxPoolStaysStrided) {
+  torch::jit::Module m = load_model("dilated_max_pool");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_max_pool2d"), 0);
+  expect_reads_strided(*gm_, "aten::max_pool2d");
+  expect_same_outputs(m, inputs);
+}
+
 TEST_F(MkldnnLayoutTest, WithoutShapesItSaysToRunShapeProp) {
   torch::jit::Module m = load_model("chain");
   convert(m, "inline,mkldnn_layout", small_input());
