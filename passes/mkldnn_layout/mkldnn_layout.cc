@@ -276,6 +276,18 @@ std::string convolution_problem(const GraphModule& gm, Node& n, const BoundCall&
   return "";
 }
 
+// Whether adaptive pooling of `input` to `sizes` has a kernel in the layout:
+// MKLDNN's refuses, when it runs, output sizes that do not divide the
+// input's (as shape_prop saw them).
+bool pools_evenly(const Node& input, const std::vector<int64_t>& sizes) {
+  const auto info = tensor_info(input);
+  if (!info || info->shape.size() != 4 || sizes.size() != 2) return false;
+  for (size_t i = 0; i < 2; ++i) {
+    if (sizes[i] <= 0 || info->shape[2 + i] % sizes[i] != 0) return false;
+  }
+  return true;
+}
+
 // The candidate `n` is when its operands are in the layout (`in_layout`), or
 // nothing.
 std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
@@ -338,7 +350,11 @@ std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
     if (!ceil_mode || !count_include_pad || (*ceil_mode && *count_include_pad)) return std::nullopt;
     return c;
   }
-  if (base == "aten::adaptive_avg_pool2d") return c;
+  if (base == "aten::adaptive_avg_pool2d") {
+    auto sizes = call.ints("output_size", 2);
+    if (!sizes || !pools_evenly(*self, *sizes)) return std::nullopt;
+    return c;
+  }
   if (base == "aten::dropout" || base == "aten::feature_dropout") {
     auto train = call.boolean("train");
     if (!train || *train) return std::nullopt;
@@ -374,16 +390,20 @@ std::optional<Candidate> adaptive_avg_pool_function(Node& n,
   const Argument* size = n.args().size() > 1 ? &n.args()[1] : n.kwarg("output_size");
   if (size == nullptr || n.args().size() + n.kwargs().size() != 2) return std::nullopt;
   std::vector<Argument> sizes;
+  std::vector<int64_t> ints;
   if (size->is_int()) {
     sizes = {*size, *size};
+    ints = {size->to_int(), size->to_int()};
   } else if (size->is_sequence() && size->elements().size() == 2) {
     for (const Argument& e : size->elements()) {
       if (!e.is_int()) return std::nullopt;
       sizes.push_back(e);
+      ints.push_back(e.to_int());
     }
   } else {
     return std::nullopt;
   }
+  if (!pools_evenly(*n.args()[0].to_node(), ints)) return std::nullopt;
   Candidate c;
   c.node = &n;
   c.operands = {n.args()[0].to_node()};

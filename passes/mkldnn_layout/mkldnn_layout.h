@@ -31,7 +31,9 @@
 //   * on values already in the layout: relu, relu_, max_pool2d without
 //     dilation (as aten::mkldnn_max_pool2d), avg_pool2d without divisor_override (and
 //     not in ceil mode counting padding, which oneDNN averages otherwise),
-//     adaptive_avg_pool2d (torch.nn.functional's too, with a literal size),
+//     adaptive_avg_pool2d (torch.nn.functional's too, with a literal size)
+//     to sizes that divide the input's (MKLDNN's refuses others when it
+//     runs: a graph run at other input sizes than shape_prop's may fail so),
 //     dropout in eval mode, and add/add_ of two values in the layout of the
 //     same shape with alpha 1.
 //   * hardtanh and relu6 (MobileNet's activation) as fx_mkldnn::hardtanh(_)

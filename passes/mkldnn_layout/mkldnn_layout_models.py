@@ -134,6 +134,19 @@ class DilatedMaxPool(nn.Module):
         return self.c[3](self.c[2](y))
 
 
+class AdaptivePoolOddSize(nn.Module):
+    """adaptive_avg_pool2d to a size that does not divide the input's, which
+    MKLDNN's adaptive pooling refuses."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        y = F.adaptive_avg_pool2d(self.c[1](self.c[0](x)), 3)
+        return self.c[3](self.c[2](y))
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -145,6 +158,7 @@ def main():
         "broadcast_add": BroadcastAdd,
         "avg_pool_ceil_mode": AvgPoolCeilMode,
         "dilated_max_pool": DilatedMaxPool,
+        "adaptive_pool_odd_size": AdaptivePoolOddSize,
     }
     for name, cls in models.items():
         torch.manual_seed(0)

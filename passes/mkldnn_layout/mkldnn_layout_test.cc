@@ -203,17 +203,18 @@ TEST_F(MkldnnLayoutTest, BroadcastingAddStaysStrided) {
   expect_same_outputs(m, inputs);
 }
 
-// The operator `target` reads a strided tensor: its input is a to_dense.
-void expect_reads_strided(const GraphModule& gm, const std::string& target) {
+// The one call of `name` (aten's operator or torch.nn.functional's function)
+// reads a strided tensor: its input is a to_dense.
+void expect_reads_strided(const GraphModule& gm, const std::string& name) {
   int seen = 0;
   for (const Node* n : gm.graph().nodes()) {
-    if (n->target() != target) continue;
+    if (n->target() != "aten::" + name && n->target() != "torch.nn.functional." + name) continue;
     ++seen;
     ASSERT_FALSE(n->args().empty());
     ASSERT_TRUE(n->args()[0].is_node());
     EXPECT_EQ(n->args()[0].to_node()->target(), "aten::to_dense") << n->name();
   }
-  EXPECT_EQ(seen, 1) << target;
+  EXPECT_EQ(seen, 1) << name;
 }
 
 // oneDNN divides the windows ceil mode adds by the whole kernel where aten
@@ -224,7 +225,7 @@ TEST_F(MkldnnLayoutTest, AvgPoolInCeilModeCountingPaddingStaysStrided) {
   convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
   EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
-  expect_reads_strided(*gm_, "aten::avg_pool2d");
+  expect_reads_strided(*gm_, "avg_pool2d");
   expect_same_outputs(m, inputs);
 }
 
@@ -235,7 +236,19 @@ TEST_F(MkldnnLayoutTest, DilatedMaxPoolStaysStrided) {
   convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
   EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_max_pool2d"), 0);
-  expect_reads_strided(*gm_, "aten::max_pool2d");
+  expect_reads_strided(*gm_, "max_pool2d");
+  expect_same_outputs(m, inputs);
+}
+
+// MKLDNN's adaptive pooling refuses output sizes that do not divide the
+// input's when it runs.
+TEST_F(MkldnnLayoutTest, AdaptivePoolToSizesThatDoNotDivideStaysStrided) {
+  torch::jit::Module m = load_model("adaptive_pool_odd_size");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
+  expect_reads_strided(*gm_, "adaptive_avg_pool2d");
   expect_same_outputs(m, inputs);
 }
 
