@@ -580,6 +580,10 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
   // operand), and whether anything writes it in place.
   absl::flat_hash_map<Node*, Node*> alias_root;
   absl::flat_hash_set<Node*> written;
+  // The last in-place candidate writing each root, and where it is.
+  absl::flat_hash_map<const Node*, size_t> position;
+  for (Node* n : graph.nodes()) position.emplace(n, position.size());
+  absl::flat_hash_map<Node*, Node*> last_writer;
   for (Candidate& c : candidates) {
     Node* root = c.node;
     if (c.returns_operand) {
@@ -587,8 +591,27 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
       root = it != alias_root.end() ? it->second : c.operands[0];
     }
     alias_root[c.node] = root;
-    if (c.in_place) written.insert(root);
+    if (c.in_place) {
+      written.insert(root);
+      last_writer[root] = c.node;
+    }
   }
+  // A strided user that may view a value written in the layout after it
+  // would view its to_dense copy, blind to the write.
+  const auto viewed_before_write = [&](Node& value) -> std::string {
+    auto w = last_writer.find(alias_root[&value]);
+    if (w == last_writer.end()) return "";
+    for (Node* user : value.users()) {
+      if (candidate_of.count(user) > 0 || !may_alias(*user) ||
+          position[user] > position[w->second]) {
+        continue;
+      }
+      return absl::StrCat("'", user->name(), "' may view '", value.name(), "' before '",
+                          w->second->name(),
+                          "' writes it in oneDNN's layout: it would view a strided copy");
+    }
+    return "";
+  };
   for (auto& [id, region] : regions) {
     absl::flat_hash_set<Node*> entries;
     for (Candidate* c : region.members) {
@@ -604,6 +627,8 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
         if (const Node* writer = writer_of(*c->node, in_layout)) {
           region.unsafe = absl::StrCat("'", writer->name(), "' may write '", c->node->name(),
                                        "', which would be a strided copy of it");
+        } else {
+          region.unsafe = viewed_before_write(*c->node);
         }
       }
       region.conversions += written.count(alias_root[c->node]) > 0 ? exits : std::min(exits, 1);

@@ -60,7 +60,9 @@
 // anything above whose shapes, dtype or device are not known or not float32
 // on the CPU, and a region where a value in the layout is used by an operator
 // that may write to it (a call with no schema, or one that writes that
-// argument): its copy would be written, not the value.
+// argument): its copy would be written, not the value; or that may view
+// it (x.view(...), x[0]) before an in-place operator in the layout (relu_,
+// add_) writes it: the view would be of a copy, blind to the write.
 //
 // The graph then holds MKLDNN tensors: they cannot be saved in a graph file,
 // TorchScript or a .pt2 (save before the pass, run it after loading), and

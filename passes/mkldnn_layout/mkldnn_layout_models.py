@@ -147,6 +147,22 @@ class AdaptivePoolOddSize(nn.Module):
         return self.c[3](self.c[2](y))
 
 
+class ViewBeforeInPlace(nn.Module):
+    """Strided views of a value taken before an in-place relu writes it, read
+    after: they see the write."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        y = self.c[1](self.c[0](x))
+        flat = y.view(-1)
+        first = y[0]
+        y = self.c[3](self.c[2](y.relu_()))
+        return flat * 1, first, y
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -159,6 +175,7 @@ def main():
         "avg_pool_ceil_mode": AvgPoolCeilMode,
         "dilated_max_pool": DilatedMaxPool,
         "adaptive_pool_odd_size": AdaptivePoolOddSize,
+        "view_before_in_place": ViewBeforeInPlace,
     }
     for name, cls in models.items():
         torch.manual_seed(0)

@@ -252,6 +252,17 @@ TEST_F(MkldnnLayoutTest, AdaptivePoolToSizesThatDoNotDivideStaysStrided) {
   expect_same_outputs(m, inputs);
 }
 
+// A strided view of a value written in the layout after the view is taken
+// would be a view of a copy, blind to the write.
+TEST_F(MkldnnLayoutTest, StridedViewsTakenBeforeAnInPlaceWriteSeeTheWrite) {
+  torch::jit::Module m = load_model("view_before_in_place");
+  const auto inputs = small_input();
+  const auto warnings = convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_THAT(warnings, Contains(HasSubstr("writes it in oneDNN's layout")));
+  expect_same_outputs(m, inputs);
+}
+
 TEST_F(MkldnnLayoutTest, WithoutShapesItSaysToRunShapeProp) {
   torch::jit::Module m = load_model("chain");
   convert(m, "inline,mkldnn_layout", small_input());
