@@ -497,6 +497,23 @@ const Node* writer_of(const Node& value, const absl::flat_hash_set<Node*>& skip)
   return nullptr;
 }
 
+// Whether a node outside `skip` may write `value` or a tensor it may view
+// (the base of a slice, and that base's other views).
+bool may_be_written(Node& value, const absl::flat_hash_set<Node*>& skip) {
+  std::vector<Node*> work = {&value};
+  absl::flat_hash_set<Node*> seen = {&value};
+  while (!work.empty()) {
+    Node* v = work.back();
+    work.pop_back();
+    if (writer_of(*v, skip) != nullptr) return true;
+    if (!may_alias(*v)) continue;
+    for (Node* input : v->input_nodes()) {
+      if (seen.insert(input).second) work.push_back(input);
+    }
+  }
+  return false;
+}
+
 // ---- Regions ------------------------------------------------------------------
 
 struct Region {
@@ -664,7 +681,7 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
     if (c.kind == Kind::kConvolution && kept.count(c.operands[0]) == 0) {
       Node* input = c.operands[0];
       Node*& shared = shared_to_mkldnn[input];
-      const bool mutable_input = writer_of(*input, kept) != nullptr;
+      const bool mutable_input = may_be_written(*input, kept);
       Node* converted = mutable_input ? nullptr : shared;
       if (converted == nullptr) {
         InsertionGuard guard = graph.inserting_before(&n);

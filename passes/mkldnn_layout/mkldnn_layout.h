@@ -49,11 +49,12 @@
 // Conversions: `aten::to_mkldnn` where a convolution's input is strided,
 // `aten::to_dense` where a value in the layout is used by anything else (the
 // graph's output included; users that read only its rank or sizes take it as
-// it is). Values are converted once, except around in-place operators, where
-// each user gets its own conversion just before it, so that it reads what it
-// read before. Each connected group of converted operators (a region) is kept
-// only when its convolutions outnumber the conversions it needs: a lone
-// convolution between strided operators stays as it was
+// it is). Values are converted once, except around in-place operators
+// (and for strided values that may be written, or view a tensor that may
+// be), where each user gets its own conversion just before it, so that it
+// reads what it read before. Each connected group of converted operators
+// (a region) is kept only when its convolutions outnumber the conversions it
+// needs: a lone convolution between strided operators stays as it was
 // (`mkldnn_layout{every_region=true}` converts them all).
 //
 // Left strided, with a warning when the graph has convolutions left alone:

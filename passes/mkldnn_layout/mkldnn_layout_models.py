@@ -163,6 +163,24 @@ class ViewBeforeInPlace(nn.Module):
         return flat * 1, first, y
 
 
+class ViewOfWrittenInput(nn.Module):
+    """Two convolutions read a view of a tensor written in place between them:
+    the second reads the written values."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = convs(3)
+        self.b = convs(3)
+
+    def forward(self, x):
+        t = x * 1
+        v = t[:, 0:3]
+        a = self.a[2](self.a[1](self.a[0](v)))
+        t.mul_(2)
+        b = self.b[2](self.b[1](self.b[0](v)))
+        return a + b
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -176,6 +194,7 @@ def main():
         "dilated_max_pool": DilatedMaxPool,
         "adaptive_pool_odd_size": AdaptivePoolOddSize,
         "view_before_in_place": ViewBeforeInPlace,
+        "view_of_written_input": ViewOfWrittenInput,
     }
     for name, cls in models.items():
         torch.manual_seed(0)

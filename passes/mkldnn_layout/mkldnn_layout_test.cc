@@ -263,6 +263,19 @@ TEST_F(MkldnnLayoutTest, StridedViewsTakenBeforeAnInPlaceWriteSeeTheWrite) {
   expect_same_outputs(m, inputs);
 }
 
+// A convolution's input that views a tensor written in place between two
+// convolutions is converted for each: one to_mkldnn would hold the values
+// before the write.
+TEST_F(MkldnnLayoutTest, ViewOfATensorWrittenBetweenConvolutionsIsConvertedForEach) {
+  torch::jit::Module m = load_model("view_of_written_input");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 6);
+  EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 2);
+  expect_same_outputs(m, inputs);
+}
+
 TEST_F(MkldnnLayoutTest, WithoutShapesItSaysToRunShapeProp) {
   torch::jit::Module m = load_model("chain");
   convert(m, "inline,mkldnn_layout", small_input());
