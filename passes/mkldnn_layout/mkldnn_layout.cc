@@ -467,10 +467,14 @@ bool may_write(const Node& user, const Node& value) {
 }
 
 // Whether the result of `user` may share `value`'s storage: a view or an
-// in-place result by its schema, or anything without one.
+// in-place result by its schema, an operator that may return its input
+// although its schema does not say so (type_as, eval alpha_dropout), or
+// anything without a schema.
 bool may_alias(const Node& user) {
   if (user.op() == Op::kOutput || reads_sizes_only(user)) return false;
   if (user.op() != Op::kCallFunction) return true;
+  std::string base;
+  if (may_share_an_input(base_of(user.target(), base))) return true;
   auto call = bind_call(user);
   if (!call) return true;
   if (call->schema->is_mutable()) return true;

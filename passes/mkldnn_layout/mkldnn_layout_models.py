@@ -181,6 +181,24 @@ class ViewOfWrittenInput(nn.Module):
         return a + b
 
 
+class WrittenThroughAnUnannotatedAlias(nn.Module):
+    """In-place relus write a value through type_as and eval alpha_dropout,
+    which return their input although their schemas do not say so."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(6)
+
+    def forward(self, x):
+        y = self.c[1](self.c[0](x))
+        d = y.type_as(x)
+        d.relu_()
+        z = self.c[4](self.c[3](self.c[2](y)))
+        e = F.alpha_dropout(z, 0.5, False)
+        e.relu_()
+        return self.c[5](z), d, e
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -195,6 +213,7 @@ def main():
         "adaptive_pool_odd_size": AdaptivePoolOddSize,
         "view_before_in_place": ViewBeforeInPlace,
         "view_of_written_input": ViewOfWrittenInput,
+        "written_through_an_unannotated_alias": WrittenThroughAnUnannotatedAlias,
     }
     for name, cls in models.items():
         torch.manual_seed(0)
