@@ -35,7 +35,9 @@
 //     to sizes that divide the input's (MKLDNN's refuses others when it
 //     runs: a graph run at other input sizes than shape_prop's may fail so),
 //     dropout in eval mode, and add/add_ of two values in the layout of the
-//     same shape with alpha 1.
+//     same shape with alpha 1 (a run where their shapes differ, as inputs
+//     of other batch sizes can make them, fails in oneDNN's sum: 'could not
+//     create a primitive descriptor').
 //   * hardtanh and relu6 (MobileNet's activation) as fx_mkldnn::hardtanh(_)
 //     (runtime/mkldnn_kernels.h: TorchScript's own MKLDNN kernel), where the
 //     value's channels are a multiple of 16: that kernel leaves its result
@@ -64,6 +66,9 @@
 // argument): its copy would be written, not the value; or that may view
 // it (x.view(...), x[0]) before an in-place operator in the layout (relu_,
 // add_) writes it: the view would be of a copy, blind to the write.
+//
+// NaN: oneDNN's relu gives 0 for NaN and its max pooling skips NaN, where
+// aten gives NaN (as after TorchScript's optimize_for_inference).
 //
 // The graph then holds MKLDNN tensors: they cannot be saved in a graph file,
 // TorchScript or a .pt2 (save before the pass, run it after loading), and
