@@ -716,12 +716,18 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
       *meta = MetaValue(std::move(m));
     }
   }
-  // Strided users of values in the layout read them through to_dense.
+  // Strided users of values in the layout read them through to_dense, made
+  // before the first of them in graph order (a node's users are in the
+  // order they were added, which passes such as cse change).
+  position.clear();
+  for (Node* n : graph.nodes()) position.emplace(n, position.size());
   for (Candidate& c : candidates) {
     if (kept.count(c.node) == 0) continue;
     Node* value = c.node;
     const bool per_user = written.count(alias_root[value]) > 0;
-    const std::vector<Node*> users(value->users().begin(), value->users().end());
+    std::vector<Node*> users(value->users().begin(), value->users().end());
+    std::sort(users.begin(), users.end(),
+              [&position](const Node* a, const Node* b) { return position[a] < position[b]; });
     for (Node* user : users) {
       if (kept.count(user) > 0 || reads_sizes_only(*user)) continue;
       Node* dense = per_user ? nullptr : shared_to_dense[value];

@@ -199,6 +199,20 @@ class WrittenThroughAnUnannotatedAlias(nn.Module):
         return self.c[5](z), d, e
 
 
+class DuplicateBranches(nn.Module):
+    """Two copies of one branch, which cse merges: the strided reader of the
+    copy comes first in the graph but last among the users of the value."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(3)
+
+    def forward(self, x):
+        a = self.c[2](self.c[1](self.c[0](x)))
+        b = self.c[2](self.c[1](self.c[0](x)))
+        return torch.cos(b), torch.sin(a)
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -214,6 +228,7 @@ def main():
         "view_before_in_place": ViewBeforeInPlace,
         "view_of_written_input": ViewOfWrittenInput,
         "written_through_an_unannotated_alias": WrittenThroughAnUnannotatedAlias,
+        "duplicate_branches": DuplicateBranches,
     }
     for name, cls in models.items():
         torch.manual_seed(0)

@@ -288,6 +288,18 @@ TEST_F(MkldnnLayoutTest, ValueWrittenThroughAnUnannotatedAliasIsNotConverted) {
   expect_same_outputs(m, inputs);
 }
 
+// After cse, a value's users are not in graph order: its to_dense goes
+// before the first of them in the graph.
+TEST_F(MkldnnLayoutTest, ConvertsAfterCseMergedTheUsersOfTwoBranches) {
+  torch::jit::Module m = load_model("duplicate_branches");
+  const auto inputs = small_input();
+  convert(m, "inline,cse,shape_prop,mkldnn_layout", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 3);
+  EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
+  expect_same_outputs(m, inputs);
+}
+
 TEST_F(MkldnnLayoutTest, WithoutShapesItSaysToRunShapeProp) {
   torch::jit::Module m = load_model("chain");
   convert(m, "inline,mkldnn_layout", small_input());
