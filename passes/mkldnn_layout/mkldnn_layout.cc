@@ -518,6 +518,15 @@ bool may_be_written(Node& value, const absl::flat_hash_set<Node*>& skip) {
   return false;
 }
 
+// Whether the graph may write the attribute `target`, through any get_attr
+// of it.
+bool attribute_may_be_written(const Graph& graph, const std::string& target) {
+  for (Node* n : graph.nodes()) {
+    if (n->op() == Op::kGetAttr && n->target() == target && may_be_written(*n, {})) return true;
+  }
+  return false;
+}
+
 // ---- Regions ------------------------------------------------------------------
 
 struct Region {
@@ -562,7 +571,10 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
     if (!call) continue;
     if (convolution) {
       Candidate c;
-      const std::string problem = convolution_problem(gm, *n, *call, c);
+      std::string problem = convolution_problem(gm, *n, *call, c);
+      if (problem.empty() && attribute_may_be_written(graph, c.weight_name)) {
+        problem = "its weight may be written by the graph, which a copy reordered once would miss";
+      }
       if (!problem.empty()) {
         report.left_strided.push_back(absl::StrCat(n->name(), ": ", problem));
         continue;

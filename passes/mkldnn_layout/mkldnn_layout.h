@@ -26,7 +26,7 @@
 // tensor_meta says so; shapes from `shape_prop` or the exported program):
 //   * 2-d convolutions (aten::conv2d, aten::convolution and aten::_convolution
 //     not transposed, without output padding) whose weight is an attribute
-//     and whose bias is an attribute or None, on 4-d inputs: become
+//     that the graph does not write and whose bias is an attribute or None, on 4-d inputs: become
 //     aten::mkldnn_convolution on the reordered weight;
 //   * on values already in the layout: relu, relu_, max_pool2d without
 //     dilation (as aten::mkldnn_max_pool2d), avg_pool2d without divisor_override (and

@@ -213,6 +213,21 @@ class DuplicateBranches(nn.Module):
         return torch.cos(b), torch.sin(a)
 
 
+class WeightWrittenByTheGraph(nn.Module):
+    """A convolution's weight that the graph writes after reading it: each
+    run reads what the last wrote, which a weight reordered once would not."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(2)
+        self.register_buffer("w", torch.randn(8, 8, 3, 3))
+
+    def forward(self, x):
+        y = F.conv2d(self.c[1](self.c[0](x)), self.w, None, 1, 1)
+        self.w.mul_(-0.5)
+        return y
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -229,6 +244,7 @@ def main():
         "view_of_written_input": ViewOfWrittenInput,
         "written_through_an_unannotated_alias": WrittenThroughAnUnannotatedAlias,
         "duplicate_branches": DuplicateBranches,
+        "weight_written_by_the_graph": WeightWrittenByTheGraph,
     }
     for name, cls in models.items():
         torch.manual_seed(0)
