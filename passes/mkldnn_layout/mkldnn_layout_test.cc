@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -217,39 +218,29 @@ void expect_reads_strided(const GraphModule& gm, const std::string& name) {
   EXPECT_EQ(seen, 1) << name;
 }
 
-// oneDNN divides the windows ceil mode adds by the whole kernel where aten
-// counts only what lies over the input and its padding.
-TEST_F(MkldnnLayoutTest, AvgPoolInCeilModeCountingPaddingStaysStrided) {
-  torch::jit::Module m = load_model("avg_pool_ceil_mode");
-  const auto inputs = small_input();
-  convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
-  ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
-  expect_reads_strided(*gm_, "avg_pool2d");
-  expect_same_outputs(m, inputs);
-}
-
-// MKLDNN's max pooling refuses dilation when it runs.
-TEST_F(MkldnnLayoutTest, DilatedMaxPoolStaysStrided) {
-  torch::jit::Module m = load_model("dilated_max_pool");
-  const auto inputs = small_input();
-  convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
-  ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_max_pool2d"), 0);
-  expect_reads_strided(*gm_, "max_pool2d");
-  expect_same_outputs(m, inputs);
-}
-
-// MKLDNN's adaptive pooling refuses output sizes that do not divide the
-// input's when it runs.
-TEST_F(MkldnnLayoutTest, AdaptivePoolToSizesThatDoNotDivideStaysStrided) {
-  torch::jit::Module m = load_model("adaptive_pool_odd_size");
-  const auto inputs = small_input();
-  convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
-  ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
-  expect_reads_strided(*gm_, "adaptive_avg_pool2d");
-  expect_same_outputs(m, inputs);
+// Pooling that oneDNN computes otherwise than aten (avg_pool2d in ceil mode
+// counting padding: oneDNN divides the windows ceil mode adds by the whole
+// kernel, aten by the part over the input and its padding) or refuses when
+// the graph runs (max_pool2d with dilation, adaptive_avg_pool2d to sizes that
+// do not divide the input's) reads a strided tensor between convolutions in
+// the layout.
+TEST_F(MkldnnLayoutTest, PoolingThatOneDnnGetsWrongOrRefusesStaysStrided) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"avg_pool_ceil_mode", "avg_pool2d"},
+      {"dilated_max_pool", "max_pool2d"},
+      {"adaptive_pool_odd_size", "adaptive_avg_pool2d"},
+  };
+  for (const auto& [model, pool] : cases) {
+    SCOPED_TRACE(model);
+    torch::jit::Module m = load_model(model);
+    const auto inputs = small_input();
+    convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+    ASSERT_TRUE(status_.ok()) << status_;
+    EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
+    EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_max_pool2d"), 0);
+    expect_reads_strided(*gm_, pool);
+    expect_same_outputs(m, inputs);
+  }
 }
 
 // A strided view of a value written in the layout after the view is taken
