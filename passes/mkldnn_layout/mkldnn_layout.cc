@@ -276,6 +276,18 @@ std::string convolution_problem(const GraphModule& gm, Node& n, const BoundCall&
   return "";
 }
 
+// Whether adaptive pooling of `input` to `sizes` has a kernel in the layout:
+// MKLDNN's refuses, when it runs, output sizes that do not divide the
+// input's (as shape_prop saw them).
+bool pools_evenly(const Node& input, const std::vector<int64_t>& sizes) {
+  const auto info = tensor_info(input);
+  if (!info || info->shape.size() != 4 || sizes.size() != 2) return false;
+  for (size_t i = 0; i < 2; ++i) {
+    if (sizes[i] <= 0 || info->shape[2 + i] % sizes[i] != 0) return false;
+  }
+  return true;
+}
+
 // The candidate `n` is when its operands are in the layout (`in_layout`), or
 // nothing.
 std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
@@ -314,6 +326,10 @@ std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
     auto dilation = call.ints("dilation", 2);
     auto ceil_mode = call.boolean("ceil_mode");
     if (!kernel || !stride || !padding || !dilation || !ceil_mode) return std::nullopt;
+    // MKLDNN's max pooling refuses dilation when it runs.
+    if (std::any_of(dilation->begin(), dilation->end(), [](int64_t d) { return d != 1; })) {
+      return std::nullopt;
+    }
     if (stride->empty()) stride = kernel;
     std::vector<Argument> k, s, p, d;
     for (int64_t x : *kernel) k.emplace_back(x);
@@ -327,9 +343,18 @@ std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
   }
   if (base == "aten::avg_pool2d") {
     if (!call.is_none("divisor_override")) return std::nullopt;
+    // oneDNN divides a window that ceil mode adds by the whole kernel, aten
+    // by the part of it over the input and its padding.
+    auto ceil_mode = call.boolean("ceil_mode");
+    auto count_include_pad = call.boolean("count_include_pad");
+    if (!ceil_mode || !count_include_pad || (*ceil_mode && *count_include_pad)) return std::nullopt;
     return c;
   }
-  if (base == "aten::adaptive_avg_pool2d") return c;
+  if (base == "aten::adaptive_avg_pool2d") {
+    auto sizes = call.ints("output_size", 2);
+    if (!sizes || !pools_evenly(*self, *sizes)) return std::nullopt;
+    return c;
+  }
   if (base == "aten::dropout" || base == "aten::feature_dropout") {
     auto train = call.boolean("train");
     if (!train || *train) return std::nullopt;
@@ -365,16 +390,20 @@ std::optional<Candidate> adaptive_avg_pool_function(Node& n,
   const Argument* size = n.args().size() > 1 ? &n.args()[1] : n.kwarg("output_size");
   if (size == nullptr || n.args().size() + n.kwargs().size() != 2) return std::nullopt;
   std::vector<Argument> sizes;
+  std::vector<int64_t> ints;
   if (size->is_int()) {
     sizes = {*size, *size};
+    ints = {size->to_int(), size->to_int()};
   } else if (size->is_sequence() && size->elements().size() == 2) {
     for (const Argument& e : size->elements()) {
       if (!e.is_int()) return std::nullopt;
       sizes.push_back(e);
+      ints.push_back(e.to_int());
     }
   } else {
     return std::nullopt;
   }
+  if (!pools_evenly(*n.args()[0].to_node(), ints)) return std::nullopt;
   Candidate c;
   c.node = &n;
   c.operands = {n.args()[0].to_node()};
@@ -438,10 +467,14 @@ bool may_write(const Node& user, const Node& value) {
 }
 
 // Whether the result of `user` may share `value`'s storage: a view or an
-// in-place result by its schema, or anything without one.
+// in-place result by its schema, an operator that may return its input
+// although its schema does not say so (type_as, eval alpha_dropout), or
+// anything without a schema.
 bool may_alias(const Node& user) {
   if (user.op() == Op::kOutput || reads_sizes_only(user)) return false;
   if (user.op() != Op::kCallFunction) return true;
+  std::string base;
+  if (may_share_an_input(base_of(user.target(), base))) return true;
   auto call = bind_call(user);
   if (!call) return true;
   if (call->schema->is_mutable()) return true;
@@ -466,6 +499,32 @@ const Node* writer_of(const Node& value, const absl::flat_hash_set<Node*>& skip)
     }
   }
   return nullptr;
+}
+
+// Whether a node outside `skip` may write `value` or a tensor it may view
+// (the base of a slice, and that base's other views).
+bool may_be_written(Node& value, const absl::flat_hash_set<Node*>& skip) {
+  std::vector<Node*> work = {&value};
+  absl::flat_hash_set<Node*> seen = {&value};
+  while (!work.empty()) {
+    Node* v = work.back();
+    work.pop_back();
+    if (writer_of(*v, skip) != nullptr) return true;
+    if (!may_alias(*v)) continue;
+    for (Node* input : v->input_nodes()) {
+      if (seen.insert(input).second) work.push_back(input);
+    }
+  }
+  return false;
+}
+
+// Whether the graph may write the attribute `target`, through any get_attr
+// of it.
+bool attribute_may_be_written(const Graph& graph, const std::string& target) {
+  for (Node* n : graph.nodes()) {
+    if (n->op() == Op::kGetAttr && n->target() == target && may_be_written(*n, {})) return true;
+  }
+  return false;
 }
 
 // ---- Regions ------------------------------------------------------------------
@@ -512,7 +571,10 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
     if (!call) continue;
     if (convolution) {
       Candidate c;
-      const std::string problem = convolution_problem(gm, *n, *call, c);
+      std::string problem = convolution_problem(gm, *n, *call, c);
+      if (problem.empty() && attribute_may_be_written(graph, c.weight_name)) {
+        problem = "its weight may be written by the graph, which a copy reordered once would miss";
+      }
       if (!problem.empty()) {
         report.left_strided.push_back(absl::StrCat(n->name(), ": ", problem));
         continue;
@@ -551,6 +613,10 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
   // operand), and whether anything writes it in place.
   absl::flat_hash_map<Node*, Node*> alias_root;
   absl::flat_hash_set<Node*> written;
+  // The last in-place candidate writing each root, and where it is.
+  absl::flat_hash_map<const Node*, size_t> position;
+  for (Node* n : graph.nodes()) position.emplace(n, position.size());
+  absl::flat_hash_map<Node*, Node*> last_writer;
   for (Candidate& c : candidates) {
     Node* root = c.node;
     if (c.returns_operand) {
@@ -558,8 +624,27 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
       root = it != alias_root.end() ? it->second : c.operands[0];
     }
     alias_root[c.node] = root;
-    if (c.in_place) written.insert(root);
+    if (c.in_place) {
+      written.insert(root);
+      last_writer[root] = c.node;
+    }
   }
+  // A strided user that may view a value written in the layout after it
+  // would view its to_dense copy, blind to the write.
+  const auto viewed_before_write = [&](Node& value) -> std::string {
+    auto w = last_writer.find(alias_root[&value]);
+    if (w == last_writer.end()) return "";
+    for (Node* user : value.users()) {
+      if (candidate_of.count(user) > 0 || !may_alias(*user) ||
+          position[user] > position[w->second]) {
+        continue;
+      }
+      return absl::StrCat("'", user->name(), "' may view '", value.name(), "' before '",
+                          w->second->name(),
+                          "' writes it in oneDNN's layout: it would view a strided copy");
+    }
+    return "";
+  };
   for (auto& [id, region] : regions) {
     absl::flat_hash_set<Node*> entries;
     for (Candidate* c : region.members) {
@@ -575,6 +660,8 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
         if (const Node* writer = writer_of(*c->node, in_layout)) {
           region.unsafe = absl::StrCat("'", writer->name(), "' may write '", c->node->name(),
                                        "', which would be a strided copy of it");
+        } else {
+          region.unsafe = viewed_before_write(*c->node);
         }
       }
       region.conversions += written.count(alias_root[c->node]) > 0 ? exits : std::min(exits, 1);
@@ -610,7 +697,7 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
     if (c.kind == Kind::kConvolution && kept.count(c.operands[0]) == 0) {
       Node* input = c.operands[0];
       Node*& shared = shared_to_mkldnn[input];
-      const bool mutable_input = writer_of(*input, kept) != nullptr;
+      const bool mutable_input = may_be_written(*input, kept);
       Node* converted = mutable_input ? nullptr : shared;
       if (converted == nullptr) {
         InsertionGuard guard = graph.inserting_before(&n);
@@ -641,12 +728,18 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
       *meta = MetaValue(std::move(m));
     }
   }
-  // Strided users of values in the layout read them through to_dense.
+  // Strided users of values in the layout read them through to_dense, made
+  // before the first of them in graph order (a node's users are in the
+  // order they were added, which passes such as cse change).
+  position.clear();
+  for (Node* n : graph.nodes()) position.emplace(n, position.size());
   for (Candidate& c : candidates) {
     if (kept.count(c.node) == 0) continue;
     Node* value = c.node;
     const bool per_user = written.count(alias_root[value]) > 0;
-    const std::vector<Node*> users(value->users().begin(), value->users().end());
+    std::vector<Node*> users(value->users().begin(), value->users().end());
+    std::sort(users.begin(), users.end(),
+              [&position](const Node* a, const Node* b) { return position[a] < position[b]; });
     for (Node* user : users) {
       if (kept.count(user) > 0 || reads_sizes_only(*user)) continue;
       Node* dense = per_user ? nullptr : shared_to_dense[value];

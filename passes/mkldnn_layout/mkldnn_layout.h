@@ -26,13 +26,18 @@
 // tensor_meta says so; shapes from `shape_prop` or the exported program):
 //   * 2-d convolutions (aten::conv2d, aten::convolution and aten::_convolution
 //     not transposed, without output padding) whose weight is an attribute
-//     and whose bias is an attribute or None, on 4-d inputs: become
+//     that the graph does not write and whose bias is an attribute or None, on 4-d inputs: become
 //     aten::mkldnn_convolution on the reordered weight;
-//   * on values already in the layout: relu, relu_, max_pool2d (as
-//     aten::mkldnn_max_pool2d), avg_pool2d without divisor_override,
-//     adaptive_avg_pool2d (torch.nn.functional's too, with a literal size),
+//   * on values already in the layout: relu, relu_, max_pool2d without
+//     dilation (as aten::mkldnn_max_pool2d), avg_pool2d without divisor_override (and
+//     not in ceil mode counting padding, which oneDNN averages otherwise),
+//     adaptive_avg_pool2d (torch.nn.functional's too, with a literal size)
+//     to sizes that divide the input's (MKLDNN's refuses others when it
+//     runs: a graph run at other input sizes than shape_prop's may fail so),
 //     dropout in eval mode, and add/add_ of two values in the layout of the
-//     same shape with alpha 1.
+//     same shape with alpha 1 (a run where their shapes differ, as inputs
+//     of other batch sizes can make them, fails in oneDNN's sum: 'could not
+//     create a primitive descriptor').
 //   * hardtanh and relu6 (MobileNet's activation) as fx_mkldnn::hardtanh(_)
 //     (runtime/mkldnn_kernels.h: TorchScript's own MKLDNN kernel); in
 //     libtorch 1.13 only where the value's channels are a multiple of 16:
@@ -47,18 +52,24 @@
 // Conversions: `aten::to_mkldnn` where a convolution's input is strided,
 // `aten::to_dense` where a value in the layout is used by anything else (the
 // graph's output included; users that read only its rank or sizes take it as
-// it is). Values are converted once, except around in-place operators, where
-// each user gets its own conversion just before it, so that it reads what it
-// read before. Each connected group of converted operators (a region) is kept
-// only when its convolutions outnumber the conversions it needs: a lone
-// convolution between strided operators stays as it was
+// it is). Values are converted once, except around in-place operators
+// (and for strided values that may be written, or view a tensor that may
+// be), where each user gets its own conversion just before it, so that it
+// reads what it read before. Each connected group of converted operators
+// (a region) is kept only when its convolutions outnumber the conversions it
+// needs: a lone convolution between strided operators stays as it was
 // (`mkldnn_layout{every_region=true}` converts them all).
 //
 // Left strided, with a warning when the graph has convolutions left alone:
 // anything above whose shapes, dtype or device are not known or not float32
 // on the CPU, and a region where a value in the layout is used by an operator
 // that may write to it (a call with no schema, or one that writes that
-// argument): its copy would be written, not the value.
+// argument): its copy would be written, not the value; or that may view
+// it (x.view(...), x[0]) before an in-place operator in the layout (relu_,
+// add_) writes it: the view would be of a copy, blind to the write.
+//
+// NaN: oneDNN's relu gives 0 for NaN and its max pooling skips NaN, where
+// aten gives NaN (as after TorchScript's optimize_for_inference).
 //
 // The graph then holds MKLDNN tensors: they cannot be saved in a graph file,
 // TorchScript or a .pt2 (save before the pass, run it after loading), and

@@ -108,6 +108,126 @@ class BroadcastAdd(nn.Module):
         return self.c[5](self.c[4](self.c[3](y)))
 
 
+class AvgPoolCeilMode(nn.Module):
+    """avg_pool2d in ceil mode counting padding: oneDNN divides the windows
+    that ceil mode adds by the whole kernel, aten by the part of it over the
+    input and its padding."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        y = F.avg_pool2d(self.c[1](self.c[0](x)), 3, 2, 0, ceil_mode=True)
+        return self.c[3](self.c[2](y))
+
+
+class DilatedMaxPool(nn.Module):
+    """max_pool2d with dilation, which MKLDNN's max pooling refuses."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        y = F.max_pool2d(self.c[1](self.c[0](x)), 3, 1, 1, dilation=2)
+        return self.c[3](self.c[2](y))
+
+
+class AdaptivePoolOddSize(nn.Module):
+    """adaptive_avg_pool2d to a size that does not divide the input's, which
+    MKLDNN's adaptive pooling refuses."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        y = F.adaptive_avg_pool2d(self.c[1](self.c[0](x)), 3)
+        return self.c[3](self.c[2](y))
+
+
+class ViewBeforeInPlace(nn.Module):
+    """Strided views of a value taken before an in-place relu writes it, read
+    after: they see the write."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        y = self.c[1](self.c[0](x))
+        flat = y.view(-1)
+        first = y[0]
+        y = self.c[3](self.c[2](y.relu_()))
+        return flat * 1, first, y
+
+
+class ViewOfWrittenInput(nn.Module):
+    """Two convolutions read a view of a tensor written in place between them:
+    the second reads the written values."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = convs(3)
+        self.b = convs(3)
+
+    def forward(self, x):
+        t = x * 1
+        v = t[:, 0:3]
+        a = self.a[2](self.a[1](self.a[0](v)))
+        t.mul_(2)
+        b = self.b[2](self.b[1](self.b[0](v)))
+        return a + b
+
+
+class WrittenThroughAnUnannotatedAlias(nn.Module):
+    """In-place relus write a value through type_as and eval alpha_dropout,
+    which return their input although their schemas do not say so."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(6)
+
+    def forward(self, x):
+        y = self.c[1](self.c[0](x))
+        d = y.type_as(x)
+        d.relu_()
+        z = self.c[4](self.c[3](self.c[2](y)))
+        e = F.alpha_dropout(z, 0.5, False)
+        e.relu_()
+        return self.c[5](z), d, e
+
+
+class DuplicateBranches(nn.Module):
+    """Two copies of one branch, which cse merges: the strided reader of the
+    copy comes first in the graph but last among the users of the value."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(3)
+
+    def forward(self, x):
+        a = self.c[2](self.c[1](self.c[0](x)))
+        b = self.c[2](self.c[1](self.c[0](x)))
+        return torch.cos(b), torch.sin(a)
+
+
+class WeightWrittenByTheGraph(nn.Module):
+    """A convolution's weight that the graph writes after reading it: each
+    run reads what the last wrote, which a weight reordered once would not."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(2)
+        self.register_buffer("w", torch.randn(8, 8, 3, 3))
+
+    def forward(self, x):
+        y = F.conv2d(self.c[1](self.c[0](x)), self.w, None, 1, 1)
+        self.w.mul_(-0.5)
+        return y
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -117,6 +237,14 @@ def main():
         "read_before_in_place": ReadBeforeInPlace,
         "written_by_strided_user": WrittenByStridedUser,
         "broadcast_add": BroadcastAdd,
+        "avg_pool_ceil_mode": AvgPoolCeilMode,
+        "dilated_max_pool": DilatedMaxPool,
+        "adaptive_pool_odd_size": AdaptivePoolOddSize,
+        "view_before_in_place": ViewBeforeInPlace,
+        "view_of_written_input": ViewOfWrittenInput,
+        "written_through_an_unannotated_alias": WrittenThroughAnUnannotatedAlias,
+        "duplicate_branches": DuplicateBranches,
+        "weight_written_by_the_graph": WeightWrittenByTheGraph,
     }
     for name, cls in models.items():
         torch.manual_seed(0)

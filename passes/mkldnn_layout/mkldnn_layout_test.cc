@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -205,6 +206,114 @@ TEST_F(MkldnnLayoutTest, BroadcastingAddStaysStrided) {
     }
   }
   expect_same_outputs(m, inputs);
+}
+
+// The one call of `name` (aten's operator or torch.nn.functional's function)
+// reads a strided tensor: its input is a to_dense.
+void expect_reads_strided(const GraphModule& gm, const std::string& name) {
+  int seen = 0;
+  for (const Node* n : gm.graph().nodes()) {
+    if (n->target() != "aten::" + name && n->target() != "torch.nn.functional." + name) continue;
+    ++seen;
+    ASSERT_FALSE(n->args().empty());
+    ASSERT_TRUE(n->args()[0].is_node());
+    EXPECT_EQ(n->args()[0].to_node()->target(), "aten::to_dense") << n->name();
+  }
+  EXPECT_EQ(seen, 1) << name;
+}
+
+// Pooling that oneDNN computes otherwise than aten (avg_pool2d in ceil mode
+// counting padding: oneDNN divides the windows ceil mode adds by the whole
+// kernel, aten by the part over the input and its padding) or refuses when
+// the graph runs (max_pool2d with dilation, adaptive_avg_pool2d to sizes that
+// do not divide the input's) reads a strided tensor between convolutions in
+// the layout.
+TEST_F(MkldnnLayoutTest, PoolingThatOneDnnGetsWrongOrRefusesStaysStrided) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"avg_pool_ceil_mode", "avg_pool2d"},
+      {"dilated_max_pool", "max_pool2d"},
+      {"adaptive_pool_odd_size", "adaptive_avg_pool2d"},
+  };
+  for (const auto& [model, pool] : cases) {
+    SCOPED_TRACE(model);
+    torch::jit::Module m = load_model(model);
+    const auto inputs = small_input();
+    convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+    ASSERT_TRUE(status_.ok()) << status_;
+    EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
+    EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_max_pool2d"), 0);
+    expect_reads_strided(*gm_, pool);
+    expect_same_outputs(m, inputs);
+  }
+}
+
+// A strided view of a value written in the layout after the view is taken
+// would be a view of a copy, blind to the write.
+TEST_F(MkldnnLayoutTest, StridedViewsTakenBeforeAnInPlaceWriteSeeTheWrite) {
+  torch::jit::Module m = load_model("view_before_in_place");
+  const auto inputs = small_input();
+  const auto warnings = convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_THAT(warnings, Contains(HasSubstr("writes it in oneDNN's layout")));
+  expect_same_outputs(m, inputs);
+}
+
+// A convolution's input that views a tensor written in place between two
+// convolutions is converted for each: one to_mkldnn would hold the values
+// before the write.
+TEST_F(MkldnnLayoutTest, ViewOfATensorWrittenBetweenConvolutionsIsConvertedForEach) {
+  torch::jit::Module m = load_model("view_of_written_input");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 6);
+  EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 2);
+  expect_same_outputs(m, inputs);
+}
+
+// type_as and eval-mode alpha_dropout return their input, although their
+// schemas give the result no alias annotation: a relu_ on it writes the
+// value, which converting would leave as it was.
+TEST_F(MkldnnLayoutTest, ValueWrittenThroughAnUnannotatedAliasIsNotConverted) {
+  torch::jit::Module m = load_model("written_through_an_unannotated_alias");
+  const auto inputs = small_input();
+  const auto warnings = convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_THAT(warnings, Contains(HasSubstr("may write")));
+  expect_same_outputs(m, inputs);
+}
+
+// After cse, a value's users are not in graph order: its to_dense goes
+// before the first of them in the graph.
+TEST_F(MkldnnLayoutTest, ConvertsAfterCseMergedTheUsersOfTwoBranches) {
+  torch::jit::Module m = load_model("duplicate_branches");
+  const auto inputs = small_input();
+  convert(m, "inline,cse,shape_prop,mkldnn_layout", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 3);
+  EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
+  expect_same_outputs(m, inputs);
+}
+
+// A weight the graph writes changes from run to run: a copy reordered once
+// would keep the first run's.
+TEST_F(MkldnnLayoutTest, WeightTheGraphWritesStaysStrided) {
+  torch::jit::Module m = load_model("weight_written_by_the_graph");
+  torch::jit::Module reference = load_model("weight_written_by_the_graph");
+  const auto inputs = small_input();
+  const auto warnings = convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_THAT(warnings, Contains(HasSubstr("conv2d: its weight may be written by the graph")));
+  // shape_prop ran the graph once.
+  reference.forward(inputs);
+  auto plan = ExecutionPlan::compile(*gm_);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (int run = 0; run < 3; ++run) {
+    const at::Tensor expected = reference.forward(inputs).toTensor();
+    auto got = (*plan)->run(inputs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(at::allclose(got->toTensor(), expected, 1e-4, 1e-4)) << "run " << run;
+  }
 }
 
 TEST_F(MkldnnLayoutTest, WithoutShapesItSaysToRunShapeProp) {
