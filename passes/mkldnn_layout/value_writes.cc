@@ -1,0 +1,124 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "passes/mkldnn_layout/value_writes.h"
+
+#include <string>
+#include <vector>
+
+#include "passes/mkldnn_layout/layout_operators.h"
+#include "runtime/operator_aliasing.h"
+
+namespace fx {
+namespace mkldnn_layout_internal {
+namespace {
+
+// torch.nn.functional functions with an `inplace` parameter.
+bool has_inplace_parameter(const std::string& target) {
+  static const char* const kNames[] = {"relu",  "relu6",      "hardtanh", "elu",   "selu",
+                                       "celu",  "leaky_relu", "rrelu",    "threshold",
+                                       "hardswish", "silu",   "mish",     "dropout",
+                                       "alpha_dropout", "dropout1d", "dropout2d", "dropout3d",
+                                       "feature_alpha_dropout"};
+  const size_t dot = target.rfind('.');
+  const std::string name = dot == std::string::npos ? target : target.substr(dot + 1);
+  for (const char* n : kNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Whether `user` may write its argument `value`: an impure call, one whose
+// schema writes the parameter taking `value`, a leaf function called in
+// place, an in-place method, any module.
+bool may_write(const Node& user, const Node& value) {
+  if (user.op() == Op::kOutput || reads_sizes_only(user)) return false;
+  if (user.is_impure()) return true;
+  if (user.op() == Op::kCallModule) return true;
+  if (user.op() == Op::kCallMethod) {
+    const std::string& t = user.target();
+    return !t.empty() && t.back() == '_' && t.rfind("__", 0) != 0;
+  }
+  if (user.op() != Op::kCallFunction) return false;
+  if (auto call = bind_call(user)) {
+    const auto& params = call->schema->arguments();
+    for (size_t i = 0; i < params.size(); ++i) {
+      const Argument* a = call->given[i];
+      if (a == nullptr || !a->is_node() || a->to_node() != &value) continue;
+      if (params[i].alias_info() != nullptr && params[i].alias_info()->isWrite()) return true;
+    }
+    return false;
+  }
+  if (!has_inplace_parameter(user.target())) return false;
+  for (const auto& [name, arg] : user.kwargs()) {
+    if (name == "inplace" && !(arg.is_bool() && !arg.to_bool())) return true;
+  }
+  for (const Argument& a : user.args()) {
+    if (a.is_bool() && a.to_bool()) return true;
+  }
+  return false;
+}
+
+// Whether the result of `user` may share `value`'s storage: a view or an
+// in-place result by its schema, an operator that may return its input
+// although its schema does not say so (type_as, eval alpha_dropout), or
+// anything without a schema.
+bool may_alias(const Node& user) {
+  if (user.op() == Op::kOutput || reads_sizes_only(user)) return false;
+  if (user.op() != Op::kCallFunction) return true;
+  std::string base;
+  if (may_share_an_input(base_of(user.target(), base))) return true;
+  auto call = bind_call(user);
+  if (!call) return true;
+  if (call->schema->is_mutable()) return true;
+  for (const c10::Argument& ret : call->schema->returns()) {
+    if (ret.alias_info() != nullptr) return true;
+  }
+  return false;
+}
+
+// A node outside `skip` that may write `value`, directly or through a view
+// or alias of it; nullptr when none.
+const Node* writer_of(const Node& value, const absl::flat_hash_set<Node*>& skip) {
+  std::vector<const Node*> work = {&value};
+  absl::flat_hash_set<const Node*> seen = {&value};
+  while (!work.empty()) {
+    const Node* v = work.back();
+    work.pop_back();
+    for (Node* user : v->users()) {
+      if (skip.count(user) > 0) continue;
+      if (may_write(*user, *v)) return user;
+      if (may_alias(*user) && seen.insert(user).second) work.push_back(user);
+    }
+  }
+  return nullptr;
+}
+
+// Whether a node outside `skip` may write `value` or a tensor it may view
+// (the base of a slice, and that base's other views).
+bool may_be_written(Node& value, const absl::flat_hash_set<Node*>& skip) {
+  std::vector<Node*> work = {&value};
+  absl::flat_hash_set<Node*> seen = {&value};
+  while (!work.empty()) {
+    Node* v = work.back();
+    work.pop_back();
+    if (writer_of(*v, skip) != nullptr) return true;
+    if (!may_alias(*v)) continue;
+    for (Node* input : v->input_nodes()) {
+      if (seen.insert(input).second) work.push_back(input);
+    }
+  }
+  return false;
+}
+
+// Whether the graph may write the attribute `target`, through any get_attr
+// of it.
+bool attribute_may_be_written(const Graph& graph, const std::string& target) {
+  for (Node* n : graph.nodes()) {
+    if (n->op() == Op::kGetAttr && n->target() == target && may_be_written(*n, {})) return true;
+  }
+  return false;
+}
+
+}  // namespace mkldnn_layout_internal
+}  // namespace fx
