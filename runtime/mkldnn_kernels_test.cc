@@ -11,6 +11,14 @@
 namespace fx {
 namespace {
 
+// A 3x3 convolution of `x` by `w` in oneDNN's blocked layout, as the
+// mkldnn_layout pass makes them.
+at::Tensor blocked_convolution(const at::Tensor& x, const at::Tensor& w) {
+  return at::mkldnn_convolution(
+      x.to_mkldnn(), at::mkldnn_reorder_conv2d_weight(w.to_mkldnn(), {1, 1}, {1, 1}, {1, 1}, 1),
+      c10::nullopt, {1, 1}, {1, 1}, {1, 1}, 1);
+}
+
 TEST(MkldnnKernels, HardtanhIsAtensOnMkldnnTensors) {
   if (!at::hasMKLDNN()) GTEST_SKIP() << "this libtorch has no MKLDNN";
   const at::Tensor x = at::randn({2, 32, 7, 7}) * 8;
@@ -33,12 +41,9 @@ TEST(MkldnnKernels, ChannelsThatOneDnnPadsAreRightOrRefused) {
   if (!at::hasMKLDNN()) GTEST_SKIP() << "this libtorch has no MKLDNN";
   const at::Tensor x = at::randn({1, 3, 16, 16});
   const at::Tensor w = at::randn({8, 3, 3, 3});
-  const at::Tensor blocked = at::mkldnn_convolution(
-      x.to_mkldnn(), at::mkldnn_reorder_conv2d_weight(w.to_mkldnn(), {1, 1}, {1, 1}, {1, 1}, 1),
-      c10::nullopt, {1, 1}, {1, 1}, {1, 1}, 1);
   auto op = find_operator(kMkldnnHardtanh);
   ASSERT_TRUE(op.ok()) << op.status();
-  torch::jit::Stack stack{blocked, 0.0, 6.0};
+  torch::jit::Stack stack{blocked_convolution(x, w), 0.0, 6.0};
   if (mkldnn_hardtanh_takes_channels(8)) {
     op->run(stack);
     const at::Tensor expected = at::hardtanh(at::conv2d(x, w, {}, 1, 1), 0, 6);
@@ -58,12 +63,9 @@ TEST(MkldnnKernels, HardtanhOfAConvolutionsBlockedOutputIsAtens) {
   if (!at::hasMKLDNN()) GTEST_SKIP() << "this libtorch has no MKLDNN";
   const at::Tensor x = at::randn({1, 3, 16, 16}) * 4;
   const at::Tensor w = at::randn({32, 3, 3, 3});
-  const at::Tensor blocked = at::mkldnn_convolution(
-      x.to_mkldnn(), at::mkldnn_reorder_conv2d_weight(w.to_mkldnn(), {1, 1}, {1, 1}, {1, 1}, 1),
-      c10::nullopt, {1, 1}, {1, 1}, {1, 1}, 1);
   auto op = find_operator(kMkldnnHardtanh);
   ASSERT_TRUE(op.ok()) << op.status();
-  torch::jit::Stack stack{blocked, 0.0, 6.0};
+  torch::jit::Stack stack{blocked_convolution(x, w), 0.0, 6.0};
   op->run(stack);
   const at::Tensor expected = at::hardtanh(at::conv2d(x, w, {}, 1, 1), 0, 6);
   EXPECT_TRUE(at::allclose(stack.back().toTensor().to_dense(), expected, 1e-4, 1e-4));
