@@ -19,10 +19,10 @@
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
 #include "runtime/function_lowering.h"
-#include "runtime/graph_module.h"
 #include "passes/mkldnn_layout/layout_operators.h"
 #include "passes/mkldnn_layout/value_writes.h"
-
+#include "runtime/graph_module.h"
+#include "runtime/operator_aliasing.h"
 
 namespace fx {
 namespace {
@@ -56,6 +56,11 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
   candidates.reserve(graph.size());
   absl::flat_hash_set<Node*> in_layout;
   absl::flat_hash_map<Node*, size_t> candidate_of;
+  const auto add = [&](Candidate c) {
+    candidate_of[c.node] = candidates.size();
+    in_layout.insert(c.node);
+    candidates.push_back(std::move(c));
+  };
   for (Node* n : graph.nodes()) {
     if (n->op() != Op::kCallFunction) continue;
     std::string base;
@@ -64,9 +69,7 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
         base == "aten::conv2d" || base == "aten::convolution" || base == "aten::_convolution";
     if (!convolution && in_layout.empty()) continue;
     if (auto c = adaptive_avg_pool_function(*n, in_layout)) {
-      candidate_of[n] = candidates.size();
-      candidates.push_back(std::move(*c));
-      in_layout.insert(n);
+      add(std::move(*c));
       continue;
     }
     auto call = bind_call(*n);
@@ -81,41 +84,28 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
         report.left_strided.push_back(absl::StrCat(n->name(), ": ", problem));
         continue;
       }
-      candidate_of[n] = candidates.size();
-      candidates.push_back(std::move(c));
-      in_layout.insert(n);
+      add(std::move(c));
       continue;
     }
-    if (auto c = layout_operator(*n, *call, in_layout)) {
-      candidate_of[n] = candidates.size();
-      candidates.push_back(std::move(*c));
-      in_layout.insert(n);
-    }
+    if (auto c = layout_operator(*n, *call, in_layout)) add(std::move(*c));
   }
   if (candidates.empty()) return report;
 
   // Regions: candidates joined through their operands.
-  std::vector<size_t> parent(candidates.size());
-  for (size_t i = 0; i < parent.size(); ++i) parent[i] = i;
-  const auto find = [&parent](size_t i) {
-    while (parent[i] != i) i = parent[i] = parent[parent[i]];
-    return i;
-  };
+  AliasClasses joined(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
     for (Node* operand : candidates[i].operands) {
       auto it = candidate_of.find(operand);
-      if (it != candidate_of.end()) parent[find(i)] = find(it->second);
+      if (it != candidate_of.end()) joined.unite(i, it->second);
     }
   }
   std::map<size_t, Region> regions;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    regions[find(i)].members.push_back(&candidates[i]);
+    regions[joined.find(i)].members.push_back(&candidates[i]);
   }
   // The value each in-layout value's storage belongs to (relu_ returns its
-  // operand), and whether anything writes it in place.
+  // operand), and the last in-place candidate writing it, if any.
   absl::flat_hash_map<Node*, Node*> alias_root;
-  absl::flat_hash_set<Node*> written;
-  // The last in-place candidate writing each root, and where it is.
   absl::flat_hash_map<const Node*, size_t> position;
   for (Node* n : graph.nodes()) position.emplace(n, position.size());
   absl::flat_hash_map<Node*, Node*> last_writer;
@@ -126,10 +116,7 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
       root = it != alias_root.end() ? it->second : c.operands[0];
     }
     alias_root[c.node] = root;
-    if (c.in_place) {
-      written.insert(root);
-      last_writer[root] = c.node;
-    }
+    if (c.in_place) last_writer[root] = c.node;
   }
   // A strided user that may view a value written in the layout after it
   // would view its to_dense copy, blind to the write.
@@ -166,7 +153,7 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
           region.unsafe = viewed_before_write(*c->node);
         }
       }
-      region.conversions += written.count(alias_root[c->node]) > 0 ? exits : std::min(exits, 1);
+      region.conversions += last_writer.count(alias_root[c->node]) > 0 ? exits : std::min(exits, 1);
     }
     region.conversions += static_cast<int>(entries.size());
   }
@@ -238,7 +225,7 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
   for (Candidate& c : candidates) {
     if (kept.count(c.node) == 0) continue;
     Node* value = c.node;
-    const bool per_user = written.count(alias_root[value]) > 0;
+    const bool per_user = last_writer.count(alias_root[value]) > 0;
     std::vector<Node*> users(value->users().begin(), value->users().end());
     std::sort(users.begin(), users.end(),
               [&position](const Node* a, const Node* b) { return position[a] < position[b]; });
