@@ -68,6 +68,18 @@ TEST(FxrunExportedPrograms, ChecksEveryProgramAgainstTheRunSavedBesideIt) {
   }
 }
 
+// linear_bn counts its calls in a buffer (count.add_(1)); shape propagation
+// on real tensors runs the graph, and must leave the count as it was, or the
+// checked run computes what a second call of the model would.
+TEST(FxrunExportedPrograms, ShapePropagationLeavesTheProgramsBuffersAsTheyWere) {
+  for (const std::string& version : versions()) {
+    auto r = run_fxrun(absl::StrCat("--model=", program(version, "linear_bn"),
+                                    " --passes=shape_prop --run --check --print=none"));
+    EXPECT_EQ(r.exit_code, 0) << version << ": " << r.err;
+    EXPECT_TRUE(absl::EndsWith(line_starting(r.out, "check: "), ": ok")) << version << r.out;
+  }
+}
+
 TEST(FxrunExportedPrograms, TracerPluginsSeeTheModulesOfTheProgram) {
   // conv_net: self.conv, self.bn, then self.block (a Sequential).
   auto r = run_fxrun(absl::StrCat("--model=", program("2.14", "conv_net"),

@@ -65,11 +65,17 @@
 //   * The graph is not changed; only node meta ("tensor_meta" set, or removed
 //     from nodes that no longer produce a tensor) and graph meta
 //     ("shape_prop") are, and only when the whole run succeeded. The example
-//     inputs are not changed: the graph runs on copies. The module's state is
-//     used as a call uses it, not copied (a model can be large): a model in
-//     training mode updates its batch-norm statistics in a real run, as
-//     torch.fx's ShapeProp does; the meta device changes no tensor of the
-//     module (except in nodes that fall back).
+//     inputs are not changed: the graph runs on copies. Neither is the
+//     module's state, unlike torch.fx's ShapeProp (whose run advances a
+//     training-mode batch norm's statistics and any counter the model keeps,
+//     so that every later run computes something else): the tensors of the
+//     state that a run can write (those that do not require grad; autograd
+//     refuses in-place writes to the others) are copied before a real run and
+//     those it wrote are restored after it. The copies cost memory (a model's
+//     buffers, and weights that do not require grad, as frozen ones); the
+//     meta device copies nothing unless a node falls back to real tensors.
+//     A tensor requiring grad that the run wrote all the same (under no_grad)
+//     cannot be restored: that is an error, naming it.
 //   * Errors: no example inputs (the message says how to give them), a wrong
 //     number of inputs (naming the placeholders), and a node that fails on
 //     real tensors (the Interpreter's error, naming the node and its target).

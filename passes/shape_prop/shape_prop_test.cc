@@ -189,6 +189,48 @@ TEST_F(ShapePropTest, InputsAreNotChangedAndStaleMetaIsReplaced) {
   EXPECT_EQ(field(gm, "x", "shape"), ints({5}));
 }
 
+// A real run leaves the module as it was: a counter the graph advances in
+// place and a training-mode batch norm's running statistics are restored
+// (torch.fx's ShapeProp leaves them changed, and every later run computes
+// something else), on the CPU and where the meta device falls back.
+TEST_F(ShapePropTest, TheModulesStateIsAsBefore) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* count = g->call_function("aten::add_.Scalar", {g->get_attr("count"), 1});
+  Node* bn = g->call_function("aten::batch_norm",
+                              {x, Argument(), Argument(), g->get_attr("mean"), g->get_attr("var"),
+                               true, 0.1, 1e-5, false});
+  Node* shifted = g->call_function("aten::add.Tensor", {bn, count});
+  Node* nonzero = g->call_function("aten::nonzero", {shifted});  // the meta device falls back
+  g->output(Argument::Tuple({shifted, nonzero}));
+  GraphModule gm(empty_module("Stateful"), std::move(g));
+  ASSERT_TRUE(gm.add_attribute("count", at::zeros({})).ok());
+  ASSERT_TRUE(gm.add_attribute("mean", at::zeros({3})).ok());
+  ASSERT_TRUE(gm.add_attribute("var", at::ones({3})).ok());
+  const std::vector<c10::IValue> inputs = {at::randn({4, 3}) + 5};
+  for (ShapePropDevice device : {ShapePropDevice::kCpu, ShapePropDevice::kMeta}) {
+    auto report = propagate_shapes(gm, inputs, {device});
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_TRUE(at::equal(gm.get_attr("count")->toTensor(), at::zeros({})));
+    EXPECT_TRUE(at::equal(gm.get_attr("mean")->toTensor(), at::zeros({3})));
+    EXPECT_TRUE(at::equal(gm.get_attr("var")->toTensor(), at::ones({3})));
+  }
+  EXPECT_EQ(field(gm, nonzero->name(), "shape"), ints({12, 2}));
+
+  // A tensor that requires grad is not copied (autograd refuses to write it),
+  // so a run that writes it all the same (grad disabled) is an error naming it.
+  auto g2 = std::make_unique<Graph>();
+  Node* y = g2->placeholder("y");
+  g2->output(g2->call_function("aten::add_.Tensor", {g2->get_attr("weight"), y}));
+  GraphModule written(empty_module("WritesItsWeight"), std::move(g2));
+  ASSERT_TRUE(written.add_attribute("weight", at::zeros({2}).requires_grad_(true)).ok());
+  at::NoGradGuard no_grad;
+  auto failed = propagate_shapes(written, {at::ones({2})});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(std::string(failed.status().message()),
+              AllOf(HasSubstr("wrote weight"), HasSubstr("shape_prop{device=meta}")));
+}
+
 TEST_F(ShapePropTest, MetaDeviceFallsBackToRealTensorsWhereItCannotRun) {
   // nonzero's shape depends on the data; item() reads it.
   auto g = std::make_unique<Graph>();
