@@ -38,6 +38,26 @@ struct Region {
   std::string unsafe;  // why it cannot be converted, when it cannot
 };
 
+// The operand an out-of-place add in the layout can write instead of making
+// its result, as the frozen module's add_ does (oneDNN then allocates
+// nothing): a fresh value in the layout, not an alias of another, that
+// nothing but the add reads except for its sizes. a + b and b + a are the
+// same numbers (alpha is 1), so either operand will do. nullptr when neither.
+Node* operand_to_add_into(const Candidate& add, const absl::flat_hash_set<Node*>& kept,
+                          const absl::flat_hash_map<Node*, Node*>& alias_root) {
+  if (add.kind != Kind::kAdd || add.in_place || add.operands[0] == add.operands[1]) return nullptr;
+  for (Node* operand : add.operands) {
+    if (kept.count(operand) == 0) continue;
+    auto root = alias_root.find(operand);
+    if (root == alias_root.end() || root->second != operand) continue;
+    const bool read_elsewhere = std::any_of(
+        operand->users().begin(), operand->users().end(),
+        [&](const Node* user) { return user != add.node && !reads_sizes_only(*user); });
+    if (!read_elsewhere) return operand;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
@@ -204,6 +224,12 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
       if (const MetaValue* path = n.meta().find(kModulePathKey)) w->meta().set(kModulePathKey, *path);
       c.args[1] = Argument(w);
       report.convolutions.push_back(n.name());
+    }
+    if (Node* into = operand_to_add_into(c, kept, alias_root)) {
+      Node* other = into == c.operands[0] ? c.operands[1] : c.operands[0];
+      c.target = "aten::add_.Tensor";
+      c.args = {Argument(into), Argument(other)};
+      ++report.adds_in_place;
     }
     if (!c.target.empty()) {
       n.set_target(c.target);

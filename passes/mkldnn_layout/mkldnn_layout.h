@@ -37,7 +37,10 @@
 //     dropout in eval mode, and add/add_ of two values in the layout of the
 //     same shape with alpha 1 (a run where their shapes differ, as inputs
 //     of other batch sizes can make them, fails in oneDNN's sum: 'could not
-//     create a primitive descriptor').
+//     create a primitive descriptor'). An add whose operand is a fresh value
+//     in the layout that nothing else reads (a residual block's last
+//     convolution) becomes add_ into that operand, as in the frozen module:
+//     oneDNN then makes no new tensor for the sum.
 //   * hardtanh and relu6 (MobileNet's activation) as fx_mkldnn::hardtanh(_)
 //     (runtime/mkldnn_kernels.h: TorchScript's own MKLDNN kernel); in
 //     libtorch 1.13 only where the value's channels are a multiple of 16:
@@ -95,6 +98,8 @@ struct MkldnnLayoutReport {
   int regions = 0;
   int to_mkldnn = 0;
   int to_dense = 0;
+  // Out-of-place adds that write one of their operands instead.
+  int adds_in_place = 0;
   // One line per convolution left strided: its name and why.
   std::vector<std::string> left_strided;
 };

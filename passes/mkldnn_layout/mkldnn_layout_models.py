@@ -228,6 +228,22 @@ class WeightWrittenByTheGraph(nn.Module):
         return y
 
 
+class AddsIntoOperands(nn.Module):
+    """Residual adds: the first may write its right operand (the left is read
+    by a convolution too); the second neither (both are returned)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(4)
+
+    def forward(self, x):
+        a = self.c[0](x)
+        s = a + self.c[1](a)
+        p = self.c[2](s)
+        q = self.c[3](s)
+        return p + q, p, q
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -245,6 +261,7 @@ def main():
         "written_through_an_unannotated_alias": WrittenThroughAnUnannotatedAlias,
         "duplicate_branches": DuplicateBranches,
         "weight_written_by_the_graph": WeightWrittenByTheGraph,
+        "adds_into_operands": AddsIntoOperands,
     }
     for name, cls in models.items():
         torch.manual_seed(0)

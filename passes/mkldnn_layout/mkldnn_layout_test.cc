@@ -304,8 +304,7 @@ TEST_F(MkldnnLayoutTest, WeightTheGraphWritesStaysStrided) {
   const auto warnings = convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
   EXPECT_THAT(warnings, Contains(HasSubstr("conv2d: its weight may be written by the graph")));
-  // shape_prop ran the graph once.
-  reference.forward(inputs);
+  // shape_prop ran the graph once and left the weight as it was.
   auto plan = ExecutionPlan::compile(*gm_);
   ASSERT_TRUE(plan.ok()) << plan.status();
   for (int run = 0; run < 3; ++run) {
@@ -314,6 +313,25 @@ TEST_F(MkldnnLayoutTest, WeightTheGraphWritesStaysStrided) {
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_TRUE(at::allclose(got->toTensor(), expected, 1e-4, 1e-4)) << "run " << run;
   }
+}
+
+// An add writes an operand that nothing else reads, as the frozen module's
+// add_ does, and leaves operands others read as they were.
+TEST_F(MkldnnLayoutTest, AddsWriteOnlyOperandsNothingElseReads) {
+  torch::jit::Module m = load_model("adds_into_operands");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
+  EXPECT_EQ(count_targets(*gm_, "aten::add_.Tensor"), 1);
+  EXPECT_EQ(count_targets(*gm_, "aten::add.Tensor"), 1);
+  for (const Node* n : gm_->graph().nodes()) {
+    if (n->target() != "aten::add_.Tensor") continue;
+    // Into the second convolution's result: the first's is read by it too.
+    EXPECT_EQ(n->args()[0].to_node()->target(), "aten::mkldnn_convolution");
+    EXPECT_EQ(n->args()[0].to_node()->users().size(), 1u);
+  }
+  expect_same_outputs(m, inputs);
 }
 
 TEST_F(MkldnnLayoutTest, WithoutShapesItSaysToRunShapeProp) {
@@ -338,6 +356,9 @@ TEST_F(MkldnnLayoutTest, TorchvisionModelsAfterFoldingKeepTheirOutputs) {
     EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), name == "resnet18.pt" ? 20 : 52);
     EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 1);
     EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
+    // ResNet-18's eight residual adds write their block's last convolution.
+    EXPECT_EQ(count_targets(*gm_, "aten::add_.Tensor"), name == "resnet18.pt" ? 8 : 10);
+    EXPECT_EQ(count_targets(*gm_, "aten::add.Tensor"), 0);
     expect_same_outputs(m, inputs, 1e-3);
   }
 }
