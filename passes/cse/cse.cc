@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/python_operators.h"
 #include "core/well_known.h"
+#include "passes/support/operator_effects.h"
 #include "passes/support/operator_targets.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_aliasing.h"
@@ -76,38 +77,6 @@ bool may_write_operands(const Node& node) {
   if (node.op() == Op::kCallFunction && !operator_overload(node.op(), node.target()).empty()) {
     auto exact = find_operator(node.target());
     return exact.ok() && exact->schema->is_mutable();
-  }
-  return false;
-}
-
-bool returns_an_alias(const c10::FunctionSchema& schema) {
-  if (schema.is_mutable()) return true;  // in place or out=: returns what it wrote
-  for (const c10::Argument& ret : schema.returns()) {
-    if (ret.alias_info() != nullptr) return true;  // a view: Tensor(a), Tensor(a)[]
-  }
-  return false;
-}
-
-// Whether the result of `node` may share storage with one of its operands: a
-// view or in-place result (the schema's alias annotation, of the exact
-// overload or, without one, of any), an operator that returns an input
-// without saying so (runtime/operator_aliasing.h), and everything that is not
-// an ATen operator, which cse cannot see into (getitem of a list of views,
-// Python functions, modules).
-bool result_may_alias_operands(const Node& node) {
-  if (node.op() == Op::kOutput) return false;  // no value: it only reads
-  if (node.op() != Op::kCallFunction && node.op() != Op::kCallMethod) return true;
-  if (!names_aten_operator(node.op(), node.target())) return true;
-  const std::string base = operator_base_name(node.op(), node.target());
-  if (may_share_an_input(base)) return true;
-  if (node.op() == Op::kCallFunction && !operator_overload(node.op(), node.target()).empty()) {
-    auto exact = find_operator(node.target());
-    return !exact.ok() || returns_an_alias(*exact->schema);
-  }
-  std::vector<BoundOperator> overloads = find_overloads(base);
-  if (overloads.empty()) return true;
-  for (const BoundOperator& o : overloads) {
-    if (returns_an_alias(*o.schema)) return true;
   }
   return false;
 }

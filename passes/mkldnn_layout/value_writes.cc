@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "passes/mkldnn_layout/layout_operators.h"
-#include "runtime/operator_aliasing.h"
+#include "passes/support/operator_effects.h"
 
 namespace fx {
 namespace mkldnn_layout_internal {
@@ -59,22 +59,10 @@ bool may_write(const Node& user, const Node& value) {
   return false;
 }
 
-// Whether the result of `user` may share `value`'s storage: a view or an
-// in-place result by its schema, an operator that may return its input
-// although its schema does not say so (type_as, eval alpha_dropout), or
-// anything without a schema.
+// Whether the result of `user` may share its operands' storage; a user that
+// reads only sizes shares nothing.
 bool may_alias(const Node& user) {
-  if (user.op() == Op::kOutput || reads_sizes_only(user)) return false;
-  if (user.op() != Op::kCallFunction) return true;
-  std::string base;
-  if (may_share_an_input(base_of(user.target(), base))) return true;
-  auto call = bind_call(user);
-  if (!call) return true;
-  if (call->schema->is_mutable()) return true;
-  for (const c10::Argument& ret : call->schema->returns()) {
-    if (ret.alias_info() != nullptr) return true;
-  }
-  return false;
+  return !reads_sizes_only(user) && result_may_alias_operands(user);
 }
 
 // A node outside `skip` that may write `value`, directly or through a view
