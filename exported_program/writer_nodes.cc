@@ -33,7 +33,8 @@ int64_t dtype_number(c10::ScalarType t) {
 
 }  // namespace
 
-absl::StatusOr<Argument> ProgramBuilder::python_operand(const IrNode& user, const ::fx::Argument& a) {
+absl::StatusOr<Argument> ProgramBuilder::python_operand(const IrNode& user, const ::fx::Argument& given) {
+  const ::fx::Argument& a = resolved(given);
   Argument out;
   if (a.is_node()) {
     const ValueKind k = kinds_[a.to_node()];
@@ -63,8 +64,9 @@ absl::StatusOr<Argument> ProgramBuilder::python_operand(const IrNode& user, cons
   return out;
 }
 
-absl::StatusOr<Argument> ProgramBuilder::argument(const IrNode& user, const ::fx::Argument& a,
+absl::StatusOr<Argument> ProgramBuilder::argument(const IrNode& user, const ::fx::Argument& given,
                                                   const c10::TypePtr& declared) {
+  const ::fx::Argument& a = resolved(given);
   Argument out;
   if (a.is_none()) return out;  // as_none
   const c10::TypePtr type = without_optional(declared);

@@ -14,7 +14,8 @@ namespace fx {
 namespace exported {
 namespace writer_internal {
 
-absl::StatusOr<TreeSpec> ProgramBuilder::output_structure(const ::fx::Argument& a, std::vector<Argument>* leaves) {
+absl::StatusOr<TreeSpec> ProgramBuilder::output_structure(const ::fx::Argument& given, std::vector<Argument>* leaves) {
+  const ::fx::Argument& a = resolved(given);
   TreeSpec spec;
   if (a.is_tuple() || a.is_list()) {
     spec.kind = a.is_tuple() ? TreeSpec::Kind::kTuple : TreeSpec::Kind::kList;
@@ -108,16 +109,12 @@ absl::Status ProgramBuilder::add_outputs() {
     specs.push_back(s);
     graph().outputs.push_back(std::move(leaf));
   }
-  // The module call graph's root entry: forward(*user inputs) -> structure.
+  // The module call graph's root entry: forward(*args, **kwargs) -> structure.
   ModuleCallEntry root;
   ModuleCallSignature sig;
-  std::vector<TreeSpec> args(user_inputs_.size(), leaf_spec());
-  TreeSpec kwargs;
-  kwargs.kind = TreeSpec::Kind::kDict;
-  kwargs.type = "builtins.dict";
-  sig.in_spec = to_string(tuple_spec({tuple_spec(std::move(args)), kwargs}));
+  sig.in_spec = to_string(in_spec());
   sig.out_spec = to_string(*spec);
-  sig.forward_arg_names = user_inputs_;
+  sig.forward_arg_names = forward_arg_names();
   root.signature = std::move(sig);
   program_.graph_module.module_call_graph.push_back(std::move(root));
   return absl::OkStatus();
