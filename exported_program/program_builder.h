@@ -53,6 +53,10 @@ using IrGraphModule = ::fx::GraphModule;
 // What a node's value is, for naming it in the program.
 enum class ValueKind { kNone, kTensor, kTensors, kTuple, kSymInt, kSymFloat, kSymBool };
 
+// The schema's constant of a Python one (None, bool, int, float, string);
+// otherwise an error saying what it is ("a list").
+absl::StatusOr<Argument> constant_value(const ::fx::Argument& v);
+
 // What the program said of result `i` of a multi-result node, or shape_prop's.
 absl::StatusOr<TensorMeta> result_meta(const IrNode& n, size_t i);
 

@@ -60,7 +60,13 @@ bool leaf_index(const TreeSpec& root, const TreeSpec* leaf, size_t& index) {
   return false;
 }
 
-// torch.export's ConstantValue of a constant input.
+std::string key_text(const ::fx::Argument& key) {
+  return key.is_string() ? quote_for_message(key.to_string())
+                         : key.is_int() ? absl::StrCat(key.to_int()) : std::string(kind_name(key.kind()));
+}
+
+}  // namespace
+
 absl::StatusOr<Argument> constant_value(const ::fx::Argument& v) {
   Argument c;
   if (v.is_none()) {
@@ -78,19 +84,10 @@ absl::StatusOr<Argument> constant_value(const ::fx::Argument& v) {
     c.kind = Argument::Kind::kString;
     c.strings = {v.to_string()};
   } else {
-    return absl::InvalidArgumentError(absl::StrCat("its value is a ", kind_name(v.kind()),
-                                                   "; a program's constant inputs are bools, ints, floats, "
-                                                   "strings or None"));
+    return absl::InvalidArgumentError(absl::StrCat("a ", kind_name(v.kind())));
   }
   return c;
 }
-
-std::string key_text(const ::fx::Argument& key) {
-  return key.is_string() ? quote_for_message(key.to_string())
-                         : key.is_int() ? absl::StrCat(key.to_int()) : std::string(kind_name(key.kind()));
-}
-
-}  // namespace
 
 // A structure's node is read only by getitems of its items.
 absl::Status ProgramBuilder::only_items_read(const IrNode& n, const std::string& input) const {
@@ -128,7 +125,10 @@ absl::Status ProgramBuilder::add_user_input(const IrNode& p) {
   if (record != nullptr && is_set(*record, "constant")) {
     if (p.args().empty()) return refuse(p, "a constant input without its value (the placeholder's default)");
     auto value = constant_value(p.args()[0]);
-    if (!value.ok()) return refuse(p, value.status().message());
+    if (!value.ok()) {
+      return refuse(p, absl::StrCat("its value is ", value.status().message(),
+                                    "; a program's constant inputs are bools, ints, floats, strings or None"));
+    }
     leaf.kind = InputSpec::Kind::kConstantInput;
     leaf.target = p.name();
     leaf.constant = *std::move(value);

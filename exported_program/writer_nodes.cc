@@ -49,19 +49,10 @@ absl::StatusOr<Argument> ProgramBuilder::python_operand(const IrNode& user, cons
     out.floats = {0};
     return out;
   }
-  if (a.is_int()) {
-    out.kind = Argument::Kind::kInt;
-    out.ints = {a.to_int()};
-  } else if (a.is_double()) {
-    out.kind = Argument::Kind::kFloat;
-    out.floats = {a.to_double()};
-  } else if (a.is_bool()) {
-    out.kind = Argument::Kind::kBool;
-    out.ints = {a.to_bool()};
-  } else {
+  if (!a.is_int() && !a.is_double() && !a.is_bool()) {
     return refuse(user, absl::StrCat("an operand of kind ", kind_name(a.kind())));
   }
-  return out;
+  return constant_value(a);
 }
 
 absl::StatusOr<Argument> ProgramBuilder::argument(const IrNode& user, const ::fx::Argument& given,

@@ -63,20 +63,10 @@ absl::StatusOr<TreeSpec> ProgramBuilder::output_structure(const ::fx::Argument& 
       leaf.ints = {0};
       leaf.floats = {0};
     }
-  } else if (a.is_int()) {
-    leaf.kind = Argument::Kind::kInt;
-    leaf.ints = {a.to_int()};
-  } else if (a.is_double()) {
-    leaf.kind = Argument::Kind::kFloat;
-    leaf.floats = {a.to_double()};
-  } else if (a.is_bool()) {
-    leaf.kind = Argument::Kind::kBool;
-    leaf.ints = {a.to_bool()};
-  } else if (a.is_string()) {
-    leaf.kind = Argument::Kind::kString;
-    leaf.strings = {a.to_string()};
   } else {
-    return absl::InvalidArgumentError(absl::StrCat("the output returns a ", kind_name(a.kind())));
+    auto constant = constant_value(a);  // None is handled above
+    if (!constant.ok()) return absl::InvalidArgumentError(absl::StrCat("the output returns ", constant.status().message()));
+    leaf = *std::move(constant);
   }
   leaves->push_back(std::move(leaf));
   return leaf_spec();
