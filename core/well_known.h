@@ -51,7 +51,14 @@
 //                         exactly: "metadata" (the program's stack_trace,
 //                         nn_module_stack, ...), "tensor_meta" (the schema's
 //                         TensorMeta as JSON, symbolic sizes included), "sym"
-//                         (a symbolic int's expression and hint, as JSON);
+//                         (a symbolic int's expression and hint, as JSON),
+//                         and on placeholders "input": the argument of the
+//                         program's forward it is ("spec": its pytree
+//                         TreeSpec JSON, "keyword": a keyword argument,
+//                         "constant": a non-tensor the program was
+//                         specialised for, whose value is the placeholder's
+//                         default; a structure's "leaves": [{"name",
+//                         "tensor_meta"}] in order);
 //   kInputConstraintsKey  "input_constraints" (graph meta): the shapes the
 //                         inputs must have ("inputs": [{"placeholder",
 //                         "sizes": [int or symbolic expression]}], "symbols":

@@ -10,6 +10,10 @@
 //   writer_values.cc    value names, lifted state (parameters, buffers,
 //                       constants), tensor and symbolic metadata
 //   writer_nodes.cc     operator calls and their arguments by the schema
+//   writer_inputs.cc    the user inputs: each placeholder as the argument
+//                       it was read as (a tensor, a constant the program
+//                       was specialised for, a dict or list of tensors) and
+//                       their structure (in_spec)
 //   writer_outputs.cc   the outputs, their structure (out_spec), buffer
 //                       mutations and the root module call signature
 //   writer_archive.cc   the PT2 archive and the legacy zip around the JSON
@@ -20,6 +24,7 @@
 #include <ATen/core/jit_type.h>
 
 #include <cstddef>
+#include <deque>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,6 +53,10 @@ using IrGraphModule = ::fx::GraphModule;
 // What a node's value is, for naming it in the program.
 enum class ValueKind { kNone, kTensor, kTensors, kTuple, kSymInt, kSymFloat, kSymBool };
 
+// The schema's constant of a Python one (None, bool, int, float, string);
+// otherwise an error saying what it is ("a list").
+absl::StatusOr<Argument> constant_value(const ::fx::Argument& v);
+
 // What the program said of result `i` of a multi-result node, or shape_prop's.
 absl::StatusOr<TensorMeta> result_meta(const IrNode& n, size_t i);
 
@@ -67,6 +76,17 @@ class ProgramBuilder {
   std::string fresh_name(const std::string& base);
   absl::Status classify();
   absl::Status add_lifted(const IrNode& n);
+  absl::Status add_user_input(const IrNode& p);
+  absl::Status add_structure_item(const IrNode& getitem);
+  absl::Status only_items_read(const IrNode& n, const std::string& input) const;
+  // Every user input's flat inputs, in order; leaves no node reads any more
+  // (dce removed their getitem) from what the program said of them.
+  absl::StatusOr<std::vector<InputSpec>> flat_user_inputs();
+  // forward(*args, **kwargs)'s structure, and its argument names.
+  TreeSpec in_spec() const;
+  std::vector<std::string> forward_arg_names() const;
+  // The value a constant input's placeholder stands for; any other argument as it is.
+  const ::fx::Argument& resolved(const ::fx::Argument& a) const;
   absl::StatusOr<Argument> argument(const IrNode& user, const ::fx::Argument& a, const c10::TypePtr& type);
   absl::StatusOr<Argument> python_operand(const IrNode& user, const ::fx::Argument& a);
   absl::Status add_call(const IrNode& n);
@@ -100,7 +120,24 @@ class ProgramBuilder {
   // copy_ nodes written back as buffer mutations.
   absl::flat_hash_set<const IrNode*> mutations_;
   std::vector<OutputSpec> mutation_specs_;
-  std::vector<std::string> user_inputs_;
+  // The arguments of the program's forward, one per placeholder, in order.
+  struct UserInput {
+    const IrNode* placeholder = nullptr;
+    std::string name;  // the placeholder's target: forward's argument name
+    bool keyword = false;
+    TreeSpec spec;
+    // Its flat inputs in the spec's order; a leaf no node reads has no name yet.
+    std::vector<InputSpec> leaves;
+  };
+  std::deque<UserInput> user_inputs_;
+  // Placeholders and getitems whose value is a structure inside a user input.
+  struct Structure {
+    size_t input;
+    const TreeSpec* spec;
+  };
+  absl::flat_hash_map<const IrNode*, Structure> structures_;
+  // Placeholders of constant inputs (their value is their default).
+  absl::flat_hash_set<const IrNode*> constant_inputs_;
 };
 
 }  // namespace writer_internal

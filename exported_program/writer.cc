@@ -58,22 +58,9 @@ absl::Status ProgramBuilder::classify() {
   for (const IrNode* n : gm_.graph().nodes()) taken_.insert(n->name());
   for (const IrNode* n : gm_.graph().nodes()) {
     switch (n->op()) {
-      case Op::kPlaceholder: {
-        const MetaValue* tm = n->meta().find(kTensorMetaKey);
-        const MetaValue* e = n->meta().find(kExportedValueKey);
-        if ((tm == nullptr || !tm->is_map()) && (e == nullptr || !e->is_map())) {
-          const std::string& type = n->type();
-          if (!type.empty() && type != "torch.Tensor" && type != "Tensor") {
-            return refuse(*n, absl::StrCat("the input is a ", type,
-                                           "; FX for C++ writes programs whose inputs are tensors"));
-          }
-        }
-        names_[n] = n->name();
-        kinds_[n] = ValueKind::kTensor;
-        user_inputs_.push_back(n->name());
-        if (absl::Status s = add_value_meta(n->name(), *n); !s.ok()) return s;
+      case Op::kPlaceholder:
+        if (absl::Status s = add_user_input(*n); !s.ok()) return s;
         break;
-      }
       case Op::kGetAttr:
         if (absl::Status s = add_lifted(*n); !s.ok()) return s;
         break;
@@ -84,6 +71,11 @@ absl::Status ProgramBuilder::classify() {
       case Op::kOutput:
         break;
       case Op::kCallFunction: {
+        if (n->target() == kGetItemTarget && n->args().size() == 2 && n->args()[0].is_node() &&
+            structures_.count(n->args()[0].to_node()) > 0) {
+          if (absl::Status s = add_structure_item(*n); !s.ok()) return s;
+          break;
+        }
         if (n->target() == kGetItemTarget && n->args().size() == 2 && n->args()[0].is_node() &&
             results_.count(n->args()[0].to_node()) > 0 && n->args()[1].is_int()) {
           auto& results = results_[n->args()[0].to_node()];
@@ -177,19 +169,19 @@ absl::StatusOr<std::string> ProgramBuilder::build() {
       graph().inputs.push_back(s.arg);
     }
   }
-  for (const std::string& name : user_inputs_) {
-    InputSpec s;
-    s.kind = InputSpec::Kind::kUserInput;
-    s.arg.kind = Argument::Kind::kTensor;
-    s.arg.names = {name};
+  auto user_inputs = flat_user_inputs();
+  if (!user_inputs.ok()) return user_inputs.status();
+  for (const InputSpec& s : *user_inputs) {
     program_.graph_module.input_specs.push_back(s);
-    graph().inputs.push_back(s.arg);
+    // A constant input is its value in the graph's inputs too.
+    graph().inputs.push_back(s.kind == InputSpec::Kind::kConstantInput ? s.constant : s.arg);
   }
   for (const IrNode* n : gm_.graph().nodes()) {
     if (n->op() != Op::kCallFunction || mutations_.count(n) > 0) continue;
-    // getitems of multi-result nodes are those nodes' named results.
+    // getitems of multi-result nodes are those nodes' named results; those
+    // of structured inputs their flat inputs.
     if (n->target() == kGetItemTarget && n->args().size() == 2 && n->args()[0].is_node() &&
-        results_.count(n->args()[0].to_node()) > 0) {
+        (results_.count(n->args()[0].to_node()) > 0 || structures_.count(n->args()[0].to_node()) > 0)) {
       continue;
     }
     if (absl::Status s = add_call(*n); !s.ok()) return s;

@@ -9,7 +9,15 @@
 //   // python: ep = torch.export.load("out.pt2"); ep.module()(x)
 //
 // What is written:
-//   * The graph as the program's graph: placeholders are its user inputs;
+//   * Placeholders as the arguments of the program's forward, as a program
+//     read had them (the in_spec): tensors; a dict, list or tuple of tensors
+//     (its getitems are the flat inputs; one dce removed still is, so the
+//     caller passes what it passed); a bool, int, float, string or None the
+//     program was specialised for (a constant input: ep.module() checks the
+//     caller passes that value); keyword arguments as keyword arguments. A
+//     placeholder a pass added is a tensor argument; one a pass removed is
+//     gone from the signature.
+//   * The graph as the program's graph:
 //     each get_attr target becomes one lifted input (a parameter `p_...`, a
 //     buffer `b_...` or a tensor constant `c_...`, by what the module holds
 //     there), written once with the weights; call_function nodes of exact
@@ -37,8 +45,10 @@
 //   * A graph that is not expressible as a torch.export program is refused,
 //     naming the node and why: a call_module (of a TorchScript submodule) or
 //     call_method, a leaf function (TorchScript code), a Python-level target
-//     that is not an operator overload, an input that is not a tensor, a
-//     tensor value without metadata (run shape_prop first).
+//     that is not an operator overload, an input that is not a tensor and
+//     was not read as one of those above from a program, a structured input
+//     used whole or read at an item it does not have, a tensor value without
+//     metadata (run shape_prop first).
 //   * Deterministic: the same graph and options give the same bytes.
 #ifndef FX_EXPORTED_PROGRAM_WRITER_H_
 #define FX_EXPORTED_PROGRAM_WRITER_H_

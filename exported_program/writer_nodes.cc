@@ -33,7 +33,8 @@ int64_t dtype_number(c10::ScalarType t) {
 
 }  // namespace
 
-absl::StatusOr<Argument> ProgramBuilder::python_operand(const IrNode& user, const ::fx::Argument& a) {
+absl::StatusOr<Argument> ProgramBuilder::python_operand(const IrNode& user, const ::fx::Argument& given) {
+  const ::fx::Argument& a = resolved(given);
   Argument out;
   if (a.is_node()) {
     const ValueKind k = kinds_[a.to_node()];
@@ -48,23 +49,15 @@ absl::StatusOr<Argument> ProgramBuilder::python_operand(const IrNode& user, cons
     out.floats = {0};
     return out;
   }
-  if (a.is_int()) {
-    out.kind = Argument::Kind::kInt;
-    out.ints = {a.to_int()};
-  } else if (a.is_double()) {
-    out.kind = Argument::Kind::kFloat;
-    out.floats = {a.to_double()};
-  } else if (a.is_bool()) {
-    out.kind = Argument::Kind::kBool;
-    out.ints = {a.to_bool()};
-  } else {
+  if (!a.is_int() && !a.is_double() && !a.is_bool()) {
     return refuse(user, absl::StrCat("an operand of kind ", kind_name(a.kind())));
   }
-  return out;
+  return constant_value(a);
 }
 
-absl::StatusOr<Argument> ProgramBuilder::argument(const IrNode& user, const ::fx::Argument& a,
+absl::StatusOr<Argument> ProgramBuilder::argument(const IrNode& user, const ::fx::Argument& given,
                                                   const c10::TypePtr& declared) {
+  const ::fx::Argument& a = resolved(given);
   Argument out;
   if (a.is_none()) return out;  // as_none
   const c10::TypePtr type = without_optional(declared);

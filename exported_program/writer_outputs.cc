@@ -14,7 +14,8 @@ namespace fx {
 namespace exported {
 namespace writer_internal {
 
-absl::StatusOr<TreeSpec> ProgramBuilder::output_structure(const ::fx::Argument& a, std::vector<Argument>* leaves) {
+absl::StatusOr<TreeSpec> ProgramBuilder::output_structure(const ::fx::Argument& given, std::vector<Argument>* leaves) {
+  const ::fx::Argument& a = resolved(given);
   TreeSpec spec;
   if (a.is_tuple() || a.is_list()) {
     spec.kind = a.is_tuple() ? TreeSpec::Kind::kTuple : TreeSpec::Kind::kList;
@@ -62,20 +63,10 @@ absl::StatusOr<TreeSpec> ProgramBuilder::output_structure(const ::fx::Argument& 
       leaf.ints = {0};
       leaf.floats = {0};
     }
-  } else if (a.is_int()) {
-    leaf.kind = Argument::Kind::kInt;
-    leaf.ints = {a.to_int()};
-  } else if (a.is_double()) {
-    leaf.kind = Argument::Kind::kFloat;
-    leaf.floats = {a.to_double()};
-  } else if (a.is_bool()) {
-    leaf.kind = Argument::Kind::kBool;
-    leaf.ints = {a.to_bool()};
-  } else if (a.is_string()) {
-    leaf.kind = Argument::Kind::kString;
-    leaf.strings = {a.to_string()};
   } else {
-    return absl::InvalidArgumentError(absl::StrCat("the output returns a ", kind_name(a.kind())));
+    auto constant = constant_value(a);  // None is handled above
+    if (!constant.ok()) return absl::InvalidArgumentError(absl::StrCat("the output returns ", constant.status().message()));
+    leaf = *std::move(constant);
   }
   leaves->push_back(std::move(leaf));
   return leaf_spec();
@@ -108,16 +99,12 @@ absl::Status ProgramBuilder::add_outputs() {
     specs.push_back(s);
     graph().outputs.push_back(std::move(leaf));
   }
-  // The module call graph's root entry: forward(*user inputs) -> structure.
+  // The module call graph's root entry: forward(*args, **kwargs) -> structure.
   ModuleCallEntry root;
   ModuleCallSignature sig;
-  std::vector<TreeSpec> args(user_inputs_.size(), leaf_spec());
-  TreeSpec kwargs;
-  kwargs.kind = TreeSpec::Kind::kDict;
-  kwargs.type = "builtins.dict";
-  sig.in_spec = to_string(tuple_spec({tuple_spec(std::move(args)), kwargs}));
+  sig.in_spec = to_string(in_spec());
   sig.out_spec = to_string(*spec);
-  sig.forward_arg_names = user_inputs_;
+  sig.forward_arg_names = forward_arg_names();
   root.signature = std::move(sig);
   program_.graph_module.module_call_graph.push_back(std::move(root));
   return absl::OkStatus();

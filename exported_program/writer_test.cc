@@ -7,13 +7,16 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "core/well_known.h"
 #include "exported_program/archive.h"
+#include "exported_program/treespec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/graph_module.h"
@@ -106,6 +109,151 @@ INSTANTIATE_TEST_SUITE_P(
       return absl::StrCat("torch", absl::StrReplaceAll(std::get<0>(info.param), {{".", "_"}}), "_",
                           std::get<1>(info.param) == exported::WriteLayout::kLegacy ? "legacy" : "pt2");
     });
+
+// structured_inputs: forward(self, feats: dict, flag: bool, *, offset), called
+// with ({"a", "b", "unused"}, True, offset=...). torch.export records the
+// dict's tensors as three inputs, the bool as a constant input the program
+// is specialised for, and offset as a keyword argument.
+class WriterInputsTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  const std::string kName = "structured_inputs";
+  exported::LoadedProgram original() const { return testing::load_exported_program(GetParam(), kName); }
+
+  // The written program, read back by the schema's reader.
+  static exported::LoadedProgram written(const GraphModule& gm, exported::WriteLayout layout) {
+    exported::WriteOptions options;
+    options.layout = layout;
+    auto bytes = exported::write_program(gm, options);
+    EXPECT_TRUE(bytes.ok()) << bytes.status();
+    if (!bytes.ok()) return {};
+    auto p = exported::load_program(*bytes, "written.pt2");
+    EXPECT_TRUE(p.ok()) << p.status();
+    return p.ok() ? *std::move(p) : exported::LoadedProgram();
+  }
+  static const exported::ModuleCallSignature& root(const exported::LoadedProgram& p) {
+    return *p.program.graph_module.module_call_graph.at(0).signature;
+  }
+  // The user inputs' specs, as "user_input feats_a", "constant_input flag".
+  static std::vector<std::string> user_inputs(const exported::LoadedProgram& p) {
+    std::vector<std::string> out;
+    for (const exported::InputSpec& s : p.program.graph_module.input_specs) {
+      if (s.kind == exported::InputSpec::Kind::kUserInput) out.push_back("user_input " + s.arg.names.at(0));
+      if (s.kind == exported::InputSpec::Kind::kConstantInput) out.push_back("constant_input " + s.target);
+    }
+    return out;
+  }
+};
+
+TEST_P(WriterInputsTest, DictBoolAndKeywordInputsAreWrittenAsTheProgramHadThem) {
+  const exported::LoadedProgram read = original();
+  const testing::ExpectedRun expected = testing::load_expected_run(GetParam(), kName);
+  for (exported::WriteLayout layout : {exported::WriteLayout::kPt2Archive, exported::WriteLayout::kLegacy}) {
+    GraphModule gm = read_program(read);
+    // As dce leaves it: nothing reads feats["unused"] (the caller still passes it).
+    ASSERT_TRUE(gm.graph().erase_node(gm.graph().find_node("feats_unused")).ok());
+    const exported::LoadedProgram back = written(gm, layout);
+    ASSERT_FALSE(back.program.graph_module.module_call_graph.empty());
+    // The call the model took: the same in_spec, argument names and inputs.
+    auto in_spec = exported::parse_treespec(root(read).in_spec);
+    ASSERT_TRUE(in_spec.ok());
+    EXPECT_EQ(root(back).in_spec, exported::to_string(*in_spec));
+    EXPECT_EQ(root(back).forward_arg_names, (std::vector<std::string>{"feats", "flag", "offset"}));
+    EXPECT_EQ(user_inputs(back), (std::vector<std::string>{"user_input feats_a", "user_input feats_b",
+                                                          "user_input feats_unused", "constant_input flag",
+                                                          "user_input offset"}));
+    const auto& g = back.program.graph_module.graph;
+    for (const exported::InputSpec& s : back.program.graph_module.input_specs) {
+      if (s.kind != exported::InputSpec::Kind::kConstantInput) continue;
+      EXPECT_EQ(s.constant.kind, exported::Argument::Kind::kBool);
+      EXPECT_EQ(s.constant.ints, std::vector<int64_t>{1});
+    }
+    const auto flag = std::find_if(g.inputs.begin(), g.inputs.end(),
+                                   [](const exported::Argument& a) { return a.kind == exported::Argument::Kind::kBool; });
+    ASSERT_NE(flag, g.inputs.end());
+    EXPECT_EQ(flag->ints, std::vector<int64_t>{1});
+    // The unread leaf keeps what the program said of it.
+    ASSERT_EQ(g.tensor_values.count("feats_unused"), 1u);
+    EXPECT_EQ(g.tensor_values.at("feats_unused").sizes.size(), 1u);
+    // Read again, it takes and computes what the model did.
+    GraphModule again = read_program(back);
+    auto out = again(expected.inputs);
+    ASSERT_TRUE(out.ok()) << out.status();
+    expect_same_leaves(*out, expected.outputs, "written");
+  }
+}
+
+// The signature follows the graph: a placeholder a pass added after the
+// keyword argument is a keyword argument (the flat inputs keep the
+// placeholders' order); one a pass removed is gone.
+TEST_P(WriterInputsTest, PlaceholdersAddedOrRemovedChangeTheSignatureInOrder) {
+  GraphModule gm = read_program(original());
+  Node* offset = gm.graph().find_node("offset");
+  ASSERT_NE(offset, nullptr);
+  Node* extra;
+  {
+    auto at = gm.graph().inserting_after(offset);
+    extra = gm.graph().placeholder("extra");
+  }
+  extra->meta().set(kTensorMetaKey, Meta{{"shape", MetaValue::List{3}}, {"dtype", "torch.float32"},
+                                        {"stride", MetaValue::List{1}}});
+  ASSERT_TRUE(gm.graph().erase_node(gm.graph().find_node("flag")).ok());
+  const exported::LoadedProgram back = written(gm, exported::WriteLayout::kPt2Archive);
+  ASSERT_FALSE(back.program.graph_module.module_call_graph.empty());
+  EXPECT_EQ(root(back).forward_arg_names, (std::vector<std::string>{"feats", "offset", "extra"}));
+  auto spec = exported::parse_treespec(root(back).in_spec);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->children.size(), 2u);
+  EXPECT_EQ(spec->children[0].children.size(), 1u);  // feats
+  EXPECT_EQ(spec->children[1].keys, (std::vector<nlohmann::json>{"offset", "extra"}));
+  EXPECT_EQ(user_inputs(back), (std::vector<std::string>{"user_input feats_a", "user_input feats_b",
+                                                        "user_input feats_unused", "user_input offset",
+                                                        "user_input extra"}));
+}
+
+TEST_P(WriterInputsTest, WhatTheProgramsInputsCannotSayIsRefusedNamingIt) {
+  {
+    // An item the dict does not have.
+    GraphModule gm = read_program(original());
+    Node* feats = gm.graph().find_node("feats");
+    {
+      auto at = gm.graph().inserting_after(feats);
+      gm.graph().call_function(std::string(kGetItemTarget), {feats, std::string("c")});
+    }
+    auto bytes = exported::write_program(gm);
+    ASSERT_FALSE(bytes.ok());
+    EXPECT_THAT(std::string(bytes.status().message()),
+                HasSubstr("it reads item 'c' of input 'feats', which the program's input does not have"));
+  }
+  {
+    // The dict used whole.
+    GraphModule gm = read_program(original());
+    Node* feats = gm.graph().find_node("feats");
+    Node* output = gm.graph().output_node();
+    output->set_args({::fx::Argument::Tuple({output->args()[0], feats})});
+    auto bytes = exported::write_program(gm);
+    ASSERT_FALSE(bytes.ok());
+    EXPECT_THAT(std::string(bytes.status().message()), HasSubstr("it takes input 'feats' (or a structure in it) whole"));
+  }
+  {
+    // A dict (or a bool) not read from a program: its structure is unknown.
+    GraphModule gm = read_program(original());
+    for (const char* name : {"feats", "flag"}) {
+      MetaValue* e = gm.graph().find_node(name)->meta().find(kExportedValueKey);
+      ASSERT_NE(e, nullptr);
+      e->to_map().erase("input");
+    }
+    auto bytes = exported::write_program(gm);
+    ASSERT_FALSE(bytes.ok());
+    EXPECT_THAT(std::string(bytes.status().message()),
+                HasSubstr("cannot write node 'feats' (placeholder feats) to a torch.export program: the input is a "
+                          "Dict[str, Tensor]"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, WriterInputsTest, ::testing::ValuesIn(testing::exported_program_versions()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return absl::StrCat("torch", absl::StrReplaceAll(info.param, {{".", "_"}}));
+                         });
 
 TEST(WriterErrorsTest, WhatAProgramCannotHoldIsRefusedNamingTheNode) {
   GraphModule gm(empty_module("M"), std::make_unique<Graph>());

@@ -122,17 +122,6 @@ class ExportedModelsTest : public ::testing::TestWithParam<std::string> {
 // Read through every in-tree tracer plugin at once; computes what the model
 // computed, by the plan (twice: specialising, then the compiled steps) and
 // by the Interpreter.
-// The writer's one refusal on these models, by name and only for them:
-// inputs that are not tensors (feature_pyramid_network's dict of feature
-// maps, bool_arg's bool). True when `status` is that refusal.
-bool refused_for_inputs(const std::string& name, const absl::Status& status) {
-  if (status.ok() || !absl::StrContains(status.message(), "writes programs whose inputs are tensors")) {
-    return false;
-  }
-  EXPECT_TRUE(name == "feature_pyramid_network" || name == "bool_arg") << name << ": " << status;
-  return true;
-}
-
 TEST_P(ExportedModelsTest, ComputesWhatTheModelComputes) {
   SKIP_UNLESS_AVAILABLE();
   const Expected e = expected_run(GetParam());
@@ -195,7 +184,6 @@ TEST_P(ExportedModelsTest, WritesProgramsThatReadBackAndComputeTheSame) {
     options.archive_name = GetParam();
     options.example_inputs = original.example_inputs;
     auto bytes = exported::write_program(*gm, options);
-    if (refused_for_inputs(GetParam(), bytes.status())) return;
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     auto read = exported::load_program(*bytes, "written.pt2");
     ASSERT_TRUE(read.ok()) << read.status();
@@ -296,7 +284,6 @@ TEST(ExportedModelsPythonTest, WrittenProgramsLoadInThePlatformsPython) {
       options.archive_name = name;
       options.example_inputs = p->example_inputs;
       auto written = exported::write_program(*gm, options);
-      if (refused_for_inputs(name, written.status())) continue;
       ASSERT_TRUE(written.ok()) << name << ": " << written.status();
       const fs::path file = dir / absl::StrCat(name, layout == exported::WriteLayout::kLegacy ? ".legacy" : "", ".pt2");
       std::ofstream(file, std::ios::binary) << *written;

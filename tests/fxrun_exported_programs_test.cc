@@ -32,7 +32,7 @@ const std::vector<std::string>& versions() {
 
 const std::vector<std::string>& programs() {
   static const std::vector<std::string> p = {"conv_net", "dynamic_batch", "linear_bn",
-                                             "special_floats"};
+                                             "special_floats", "structured_inputs"};
   return p;
 }
 
@@ -97,19 +97,22 @@ TEST(FxrunExportedPrograms, RunsOnTheExampleInputsTheProgramWasSavedWith) {
   EXPECT_EQ(line_starting(r.out, "run on "), "run on cpu: x float[1, 3, 8, 8]");
 }
 
+// linear_bn updates a buffer; structured_inputs takes a dict, a bool and a
+// keyword argument.
 TEST(FxrunExportedPrograms, SavesBothLayoutsThatReadBackAndCheck) {
-  for (const char* layout : {"pt2", "legacy"}) {
-    for (const std::string& version : versions()) {
-      const std::string what = absl::StrCat(layout, " from torch ", version);
-      const std::string out = temporary_path(absl::StrCat("linear_bn_", layout, version, ".pt2"));
-      auto saved = run_fxrun(absl::StrCat("--model=", program(version, "linear_bn"),
-                                          " --passes=dce --print=none --save=", out,
-                                          " --pt2-layout=", layout));
-      ASSERT_EQ(saved.exit_code, 0) << what << ": " << saved.err;
-      auto again = run_fxrun(absl::StrCat("--model=", out, " --check --print=none --expected=",
-                                          program(version, "linear_bn", ".expected.pt")));
-      EXPECT_EQ(again.exit_code, 0) << what << ": " << again.err;
-      EXPECT_TRUE(absl::EndsWith(line_starting(again.out, "check: "), ": ok")) << what;
+  for (const char* name : {"linear_bn", "structured_inputs"}) {
+    for (const char* layout : {"pt2", "legacy"}) {
+      for (const std::string& version : versions()) {
+        const std::string what = absl::StrCat(name, " ", layout, " from torch ", version);
+        const std::string out = temporary_path(absl::StrCat(name, "_", layout, version, ".pt2"));
+        auto saved = run_fxrun(absl::StrCat("--model=", program(version, name), " --passes=dce --print=none --save=",
+                                            out, " --pt2-layout=", layout));
+        ASSERT_EQ(saved.exit_code, 0) << what << ": " << saved.err;
+        auto again = run_fxrun(absl::StrCat("--model=", out, " --check --print=none --expected=",
+                                            program(version, name, ".expected.pt")));
+        EXPECT_EQ(again.exit_code, 0) << what << ": " << again.err;
+        EXPECT_TRUE(absl::EndsWith(line_starting(again.out, "check: "), ": ok")) << what;
+      }
     }
   }
 }

@@ -68,6 +68,7 @@ absl::Status ProgramWalker::add_placeholders() {
   // forward's arguments: (name, structure); without a signature, one leaf
   // per flat input.
   std::vector<std::pair<std::string, ep::TreeSpec>> arguments;
+  size_t positional = 0;  // arguments from here on are keyword arguments
   if (signature != nullptr) {
     auto spec = ep::parse_treespec(signature->in_spec);
     if (!spec.ok()) return absl::InvalidArgumentError(absl::StrCat("the program's in_spec: ", spec.status().message()));
@@ -83,19 +84,27 @@ absl::Status ProgramWalker::add_placeholders() {
                              : absl::StrCat("arg", i);
       arguments.emplace_back(std::move(name), args.children[i]);
     }
+    positional = arguments.size();
     for (size_t i = 0; i < kwargs.children.size(); ++i) {
       if (!kwargs.keys[i].is_string()) return absl::InvalidArgumentError("a keyword argument whose name is not a string");
       arguments.emplace_back(kwargs.keys[i].get<std::string>(), kwargs.children[i]);
     }
   } else {
     for (size_t i = 0; i < user_inputs.size(); ++i) arguments.emplace_back("", ep::leaf_spec());
+    positional = arguments.size();
   }
   size_t next_input = 0;
   for (size_t i = 0; i < arguments.size(); ++i) {
     const auto& [arg_name, spec] = arguments[i];
+    // What the writer needs to write the argument back as it was read.
+    Meta record{{"spec", ep::to_string(spec)}, {"keyword", i >= positional}};
     if (spec.kind == ep::TreeSpec::Kind::kLeaf) {
       if (next_input >= user_inputs.size()) return absl::InvalidArgumentError("the program's in_spec has more inputs than its signature");
-      if (absl::Status s = add_leaf_placeholder(*user_inputs[next_input++], arg_name, i); !s.ok()) return s;
+      const ep::InputSpec& input = *user_inputs[next_input++];
+      auto p = add_leaf_placeholder(input, arg_name, i);
+      if (!p.ok()) return p.status();
+      record.set("constant", input.kind == ep::InputSpec::Kind::kConstantInput);
+      exported_meta(*p).set("input", std::move(record));
       continue;
     }
     // A structure (a dict of feature maps, a list of tensors): one
@@ -106,6 +115,7 @@ absl::Status ProgramWalker::add_placeholders() {
       p->set_type(annotation);
       p->meta().set(kTorchScriptTypeKey, annotation);
     }
+    MetaValue::List leaf_records;  // each leaf's value, for one that a pass leaves unread
     std::function<absl::Status(Node*, const ep::TreeSpec&)> leaves = [&](Node* parent, const ep::TreeSpec& s) -> absl::Status {
       for (size_t c = 0; c < s.children.size(); ++c) {
         const ep::TreeSpec& child = s.children[c];
@@ -124,6 +134,9 @@ absl::Status ProgramWalker::add_placeholders() {
           name = input.arg.names.at(0);
           Node* g = tracer_.create_proxy(Op::kCallFunction, kGetItemTarget, {Argument(parent), key}, {}, name);
           bind_value(name, g);
+          Meta leaf{{"name", name}};
+          if (const MetaValue* t = exported_meta(g).find("tensor_meta")) leaf.set("tensor_meta", *t);
+          leaf_records.push_back(std::move(leaf));
         } else {
           Node* g = tracer_.create_proxy(Op::kCallFunction, kGetItemTarget, {Argument(parent), key}, {});
           if (absl::Status st = leaves(g, child); !st.ok()) return st;
@@ -132,6 +145,9 @@ absl::Status ProgramWalker::add_placeholders() {
       return absl::OkStatus();
     };
     if (absl::Status s = leaves(p, spec); !s.ok()) return s;
+    record.set("constant", false);
+    record.set("leaves", std::move(leaf_records));
+    exported_meta(p).set("input", std::move(record));
   }
   if (next_input != user_inputs.size()) {
     return absl::InvalidArgumentError(absl::StrCat("the program's in_spec arranges ", next_input, " inputs, and it has ",
@@ -140,7 +156,7 @@ absl::Status ProgramWalker::add_placeholders() {
   return absl::OkStatus();
 }
 
-absl::Status ProgramWalker::add_leaf_placeholder(const ep::InputSpec& s, std::string name, size_t index) {
+absl::StatusOr<Node*> ProgramWalker::add_leaf_placeholder(const ep::InputSpec& s, std::string name, size_t index) {
   const ep::Argument& a = s.kind == ep::InputSpec::Kind::kConstantInput ? s.constant : s.arg;
   std::string value_name;
   std::string type;
@@ -195,7 +211,7 @@ absl::Status ProgramWalker::add_leaf_placeholder(const ep::InputSpec& s, std::st
   if (type != "Tensor") p->set_type(type);
   p->meta().set(kTorchScriptTypeKey, type);
   if (!value_name.empty()) bind_value(value_name, p);
-  return absl::OkStatus();
+  return p;
 }
 
 absl::StatusOr<Argument> ProgramWalker::arrange(const ep::TreeSpec& spec, const std::vector<Argument>& leaves,

@@ -77,7 +77,7 @@ class ProgramWalker {
   absl::Status add_placeholders();
   // The placeholder of one flat input (a tensor, or a number the program was
   // specialised for: its value is the default).
-  absl::Status add_leaf_placeholder(const ep::InputSpec& s, std::string name, size_t index);
+  absl::StatusOr<Node*> add_leaf_placeholder(const ep::InputSpec& s, std::string name, size_t index);
   // Processes nodes from `next_` while their module stack starts with the
   // first `depth` entries of `current`: the body of one module call.
   absl::Status walk(size_t depth, const std::vector<ModuleCall>& current);

@@ -1,20 +1,21 @@
 """Writes the small torch.export programs committed under tests/exported_programs.
 
-Usage: make_programs.py OUT_DIR      (run with a torch >= 2.1 Python)
+Usage: make_programs.py OUT_DIR [NAME...]    (run with a torch >= 2.1 Python)
 
 The host platform (Debian 12, libtorch 1.13) has no torch.export, so the reader
 is tested there on programs made once with Debian 13's torch 2.6 (the legacy
 zip layout) and Debian unstable's torch 2.14 (the PT2 archive):
 
-    tools/platform.sh trixie -- /usr/bin/python3 tests/exported_programs/make_programs.py tests/exported_programs/torch2.6
-    tools/platform.sh sid -- /usr/bin/python3 tests/exported_programs/make_programs.py tests/exported_programs/torch2.14
+    tools/platform.sh trixie /usr/bin/python3 tests/exported_programs/make_programs.py tests/exported_programs/torch2.6
+    tools/platform.sh sid /usr/bin/python3 tests/exported_programs/make_programs.py tests/exported_programs/torch2.14
 
 For each model NAME it writes NAME.pt2 (torch.export.save of the exported
-program) and NAME.expected.pt (torch.save of {"inputs": tuple, "outputs": the
-eager model's outputs on them as the flat tuple of pytree leaves, in order, so
-that C++ reads them without the model's classes, "torch": the version}), and
-VERSION with
-torch.__version__. Weights are random (seeded), inputs seeded. Kept small: the
+program) and NAME.expected.pt (torch.save of {"inputs": tuple (the positional
+arguments, then the keyword arguments' values: the program's placeholders in
+order), "outputs": the eager model's outputs on them as the flat tuple of
+pytree leaves, in order, so that C++ reads them without the model's classes,
+"torch": the version}), and VERSION with torch.__version__. Given NAMEs, only
+those (to add a program without rewriting the others). Weights are random (seeded), inputs seeded. Kept small: the
 whole directory is well under 1 MiB.
 """
 import copy
@@ -95,6 +96,21 @@ class SpecialFloats(nn.Module):
         return torch.nan_to_num(masked, neginf=-1e4), nan, big
 
 
+class StructuredInputs(nn.Module):
+    """Inputs that are not all tensors: a dict (one entry unused), a bool the
+    program is specialised for, and a keyword argument."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 3)
+
+    def forward(self, feats, flag: bool, *, offset):
+        y = self.lin(feats["a"]) + feats["b"]
+        if flag:
+            y = y * 2
+        return y + offset
+
+
 def programs():
     g = torch.Generator().manual_seed(1)
     batch = torch.export.Dim("batch", min=2, max=64)
@@ -103,25 +119,41 @@ def programs():
         "dynamic_batch": (DynamicBatch(), (torch.randn(5, 4, generator=g),), {"x": {0: batch}}),
         "conv_net": (ConvNet(), (torch.randn(1, 3, 8, 8, generator=g),), None),
         "special_floats": (SpecialFloats(), (torch.rand(3, 4, generator=g),), None),
+        "structured_inputs": (
+            StructuredInputs(),
+            ({"a": torch.randn(2, 4, generator=g), "b": torch.randn(2, 3, generator=g),
+              "unused": torch.randn(2, generator=g)}, True),
+            None,
+            {"offset": torch.randn(3, generator=g)}),
     }
 
 
+def _clone(v):
+    return torch.utils._pytree.tree_map(lambda t: t.clone() if isinstance(t, torch.Tensor) else t, v)
+
+
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         sys.exit(__doc__)
-    out = sys.argv[1]
+    out, names = sys.argv[1], sys.argv[2:]
     os.makedirs(out, exist_ok=True)
-    for name, (model, inputs, dynamic) in programs().items():
+    for name, (model, inputs, dynamic, *kwargs) in programs().items():
+        if names and name not in names:
+            continue
+        kwargs = kwargs[0] if kwargs else {}
         torch.manual_seed(0)
         model = type(model)().eval()
         # The eager run on a copy, so that the exported module's buffers are
         # those it had before any run.
         with torch.no_grad():
-            expected = copy.deepcopy(model)(*[t.clone() for t in inputs])
-        ep = torch.export.export(model, inputs, dynamic_shapes=dynamic)
+            expected = copy.deepcopy(model)(*_clone(inputs), **_clone(kwargs))
+        ep = torch.export.export(model, inputs, kwargs=kwargs or None, dynamic_shapes=dynamic)
         torch.export.save(ep, os.path.join(out, name + ".pt2"))
         leaves = torch.utils._pytree.tree_leaves(expected)
-        torch.save({"inputs": inputs, "outputs": tuple(leaves), "torch": str(torch.__version__)},
+        # The program's arguments in the order of its placeholders: the
+        # positional ones, then the keyword arguments' values.
+        torch.save({"inputs": inputs + tuple(kwargs.values()), "outputs": tuple(leaves),
+                    "torch": str(torch.__version__)},
                    os.path.join(out, name + ".expected.pt"))
     with open(os.path.join(out, "VERSION"), "w") as f:
         f.write(torch.__version__ + "\n")
