@@ -43,13 +43,11 @@ struct Region {
 // nothing): a fresh value in the layout, not an alias of another, that
 // nothing but the add reads except for its sizes. a + b and b + a are the
 // same numbers (alpha is 1), so either operand will do. nullptr when neither.
-Node* operand_to_add_into(const Candidate& add, const absl::flat_hash_set<Node*>& kept,
-                          const absl::flat_hash_map<Node*, Node*>& alias_root) {
+// Both operands are candidates (an add is one only then) in the add's region.
+Node* operand_to_add_into(const Candidate& add, const absl::flat_hash_map<Node*, Node*>& alias_root) {
   if (add.kind != Kind::kAdd || add.in_place || add.operands[0] == add.operands[1]) return nullptr;
   for (Node* operand : add.operands) {
-    if (kept.count(operand) == 0) continue;
-    auto root = alias_root.find(operand);
-    if (root == alias_root.end() || root->second != operand) continue;
+    if (alias_root.at(operand) != operand) continue;
     const bool read_elsewhere = std::any_of(
         operand->users().begin(), operand->users().end(),
         [&](const Node* user) { return user != add.node && !reads_sizes_only(*user); });
@@ -225,7 +223,7 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
       c.args[1] = Argument(w);
       report.convolutions.push_back(n.name());
     }
-    if (Node* into = operand_to_add_into(c, kept, alias_root)) {
+    if (Node* into = operand_to_add_into(c, alias_root)) {
       Node* other = into == c.operands[0] ? c.operands[1] : c.operands[0];
       c.target = "aten::add_.Tensor";
       c.args = {Argument(into), Argument(other)};

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <optional>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include <ATen/ATen.h>
 
