@@ -6,6 +6,7 @@
         hdrs = ["module_path.h"],
         plugin_srcs = ["plugin.cc"],   # the FX_PLUGIN entry point
         deps = ["//tracer"],           # for the static library (the plugin API is added)
+        plugin_deps = [],              # header-only or self-contained libraries both links need
     )
 
 makes
@@ -13,20 +14,34 @@ makes
     :libfx_module_path.so   the plugin, linked against libfx.so (//plugins:fx) so
                             that it shares the host's registry and libtorch.
 The shared library is what fxrun loads, in-tree and out-of-tree alike.
+
+The sources are compiled once (:module_path_code), against the headers of
+libfx.so alone, and linked into both: the static library adds the
+implementations from `deps`, the plugin takes them from libfx.so. So
+`plugin_deps` must not link //core, //runtime or //tracer statically (a
+plugin with its own copy of them would have a registry of its own).
 """
 
 def fx_plugin(name, srcs, hdrs, plugin_srcs, deps = [], plugin_deps = [], visibility = None):
+    code = name + "_code"
     native.cc_library(
-        name = name,
+        name = code,
         srcs = srcs,
         hdrs = hdrs,
-        deps = deps + [str(Label("//plugins:api"))],
+        deps = [str(Label("//plugins:fx_headers"))] + plugin_deps,
+        # Linked whole into both, as sources of each were before.
+        alwayslink = 1,
+        visibility = ["//visibility:private"],
+    )
+    native.cc_library(
+        name = name,
+        deps = [":" + code] + deps + plugin_deps + [str(Label("//plugins:api"))],
         visibility = visibility,
     )
     native.cc_binary(
         name = "libfx_" + name + ".so",
-        srcs = srcs + hdrs + plugin_srcs,
+        srcs = plugin_srcs,
         linkshared = 1,
-        deps = [str(Label("//plugins:fx"))] + plugin_deps,
+        deps = [":" + code, str(Label("//plugins:fx"))] + plugin_deps,
         visibility = ["//visibility:public"],
     )

@@ -19,11 +19,20 @@ makes
 """
 
 def fx_fuzzer(name, srcs, deps, corpus):
+    # The target, compiled once for the fuzzer and its test.
+    native.cc_library(
+        name = name + "_target",
+        testonly = 1,
+        srcs = srcs,
+        deps = deps + ["//tests/fuzzing:fuzz_check"],
+        # LLVMFuzzerTestOneInput is called by the driver only.
+        alwayslink = 1,
+        visibility = ["//visibility:private"],
+    )
     native.cc_binary(
         name = name,
         testonly = 1,
-        srcs = srcs,
-        deps = deps + ["//tests/fuzzing:fuzz_check"] + select({
+        deps = [":" + name + "_target"] + select({
             "//tests/fuzzing:fuzzing": [],
             "//conditions:default": ["//tests/fuzzing:standalone_main"],
         }),
@@ -35,8 +44,7 @@ def fx_fuzzer(name, srcs, deps, corpus):
     native.cc_test(
         name = name + "_test",
         size = "small",
-        srcs = srcs,
         args = ["$(locations %s)" % c for c in corpus],
         data = corpus,
-        deps = deps + ["//tests/fuzzing:fuzz_check", "//tests/fuzzing:standalone_main"],
+        deps = [":" + name + "_target", "//tests/fuzzing:standalone_main"],
     )
