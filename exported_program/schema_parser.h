@@ -79,8 +79,18 @@ int64_t get_int(const json& j, const std::string& path);
 // "-Infinity" and "NaN" (which torch.export writes as strings).
 double get_float(const json& j, const std::string& path);
 bool get_bool(const json& j, const std::string& path);
-const std::string& get_string(const json& j, const std::string& path);
-const json& get_array(const json& j, const std::string& path);
+// These two return a reference into `j`, never into `path`: GCC 14's
+// -Wdangling-reference cannot tell, and warns where `path` is a temporary.
+#if defined(__has_cpp_attribute)
+#if __has_cpp_attribute(gnu::no_dangling)
+#define FX_RETURNS_INTO_FIRST_ARGUMENT [[gnu::no_dangling]]
+#endif
+#endif
+#ifndef FX_RETURNS_INTO_FIRST_ARGUMENT
+#define FX_RETURNS_INTO_FIRST_ARGUMENT
+#endif
+FX_RETURNS_INTO_FIRST_ARGUMENT const std::string& get_string(const json& j, const std::string& path);
+FX_RETURNS_INTO_FIRST_ARGUMENT const json& get_array(const json& j, const std::string& path);
 
 // Paths in the document: `path[i]`, `path.key`.
 std::string item(const std::string& path, size_t i);

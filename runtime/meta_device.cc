@@ -47,7 +47,7 @@ c10::IValue to_meta(const c10::IValue& v) {
     c10::impl::GenericList list = v.toList();
     c10::impl::GenericList out(list.elementType());
     out.reserve(list.size());
-    for (const c10::IValue& item : list) out.push_back(to_meta(item));
+    for (size_t i = 0; i < list.size(); ++i) out.push_back(to_meta(list.get(i)));
     return out;
   }
   if (v.isGenericDict()) {
