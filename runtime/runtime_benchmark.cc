@@ -17,7 +17,8 @@
 // loaded again in torch 1.13, "required keyword attribute 'value' is
 // undefined"); our plans after `inline,dce`, after
 // `inline,fold_bn,const_fold,dce` and after that with oneDNN's layout
-// (`...,cse,dce,shape_prop{device=meta},mkldnn_layout,dce`):
+// and the linear weights stored transposed
+// (`...,cse,dce,shape_prop{device=meta},mkldnn_layout,transpose_linear,dce`):
 //
 //   bazel run --config=opt //runtime:runtime_benchmark -- --benchmark_filter=folding
 // Compare times within one run: the machines are shared and noisy.
@@ -43,6 +44,7 @@
 #include "passes/fold_bn/fold_bn.h"
 #include "passes/inline/inline.h"
 #include "passes/mkldnn_layout/mkldnn_layout.h"
+#include "passes/transpose_linear/transpose_linear.h"
 #include "passes/pass_manager.h"
 #include "passes/shape_prop/shape_prop.h"
 #include "runtime/execution_plan.h"
@@ -214,6 +216,7 @@ std::unique_ptr<GraphModule> traced_through(const torch::jit::Module& module,
   register_cse(r);
   register_shape_prop(r);
   register_mkldnn_layout(r);
+  register_transpose_linear(r);
   if (!registry.commit(r).ok()) throw std::runtime_error("cannot register passes");
   auto pm = PassManager::create(pipeline, registry);
   PassContext context(registry);
@@ -237,7 +240,7 @@ FoldingWorkload& folding_workload(const std::string& model, int batch) {
   w->unfolded = traced_through(w->module, "inline,dce");
   w->folded = traced_through(w->module, "inline,fold_bn,const_fold,dce");
   w->mkldnn = traced_through(
-      w->module, "inline,fold_bn,const_fold,cse,dce,shape_prop{device=meta},mkldnn_layout,dce",
+      w->module, "inline,fold_bn,const_fold,cse,dce,shape_prop{device=meta},mkldnn_layout,transpose_linear,dce",
       w->inputs);
   auto unfolded = ExecutionPlan::compile(*w->unfolded, PlanOptions());
   auto folded = ExecutionPlan::compile(*w->folded, PlanOptions());

@@ -1,0 +1,198 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "passes/transpose_linear/transpose_linear.h"
+
+#include <ATen/ATen.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/graph.h"
+#include "core/well_known.h"
+#include "passes/attribute_names.h"
+#include "passes/support/operator_effects.h"
+#include "passes/support/operator_targets.h"
+#include "runtime/graph_module.h"
+#include "runtime/operator_binding.h"
+#include "runtime/value_conversion.h"
+
+namespace fx {
+namespace {
+
+bool is_linear(const Node& n) {
+  if (n.op() != Op::kCallFunction) return false;
+  const std::string& t = n.target();
+  if (t == "torch.nn.functional.linear" || t == "torch._C._nn.linear") return true;
+  const absl::string_view overload = operator_overload(n.op(), t);
+  return operator_base_name(n.op(), t) == "aten::linear" && (overload.empty() || overload == "default");
+}
+
+// `n`'s argument at `index`, or its keyword `name`; nullptr when absent.
+const Argument* argument_at(const Node& n, size_t index, absl::string_view name) {
+  if (index < n.args().size()) return &n.args()[index];
+  return n.kwarg(name);
+}
+
+// Whether `user` reads `value` as a linear call's weight and in no other argument.
+bool reads_as_linear_weight(const Node& user, const Node& value) {
+  if (!is_linear(user)) return false;
+  const Argument* weight = argument_at(user, 1, "weight");
+  if (weight == nullptr || !weight->is_node() || weight->to_node() != &value) return false;
+  const Argument* input = argument_at(user, 0, "input");
+  const Argument* bias = argument_at(user, 2, "bias");
+  for (const Argument* other : {input, bias}) {
+    if (other != nullptr && other->is_node() && other->to_node() == &value) return false;
+  }
+  return true;
+}
+
+// Whether `user` only reads `value`: a registered operator that writes none
+// of its arguments and whose result is not a view of them.
+bool only_reads(const Node& user) {
+  if (user.op() != Op::kCallFunction || result_may_alias_operands(user)) return false;
+  auto op = find_operator(user.target());
+  return op.ok() && !op->schema->is_mutable();
+}
+
+// Every reader of each tensor (by storage) the graph reads: the get_attr
+// nodes that are used, and the submodules called that hold it.
+class WeightReaders {
+ public:
+  explicit WeightReaders(const GraphModule& gm) {
+    for (const Node* n : gm.graph().nodes()) {
+      if (n->op() == Op::kGetAttr && !n->users().empty()) {
+        auto v = gm.get_attr(n->target());
+        if (v.ok() && v->isTensor()) readers_[storage_identity(v->toTensor())].get_attrs.push_back(n);
+      } else if (n->op() == Op::kCallModule) {
+        auto m = gm.get_submodule(n->target());
+        if (!m.ok()) continue;
+        for (const auto& p : m->named_parameters(/*recurse=*/true)) add_module(p.value, *n);
+        for (const auto& b : m->named_buffers(/*recurse=*/true)) add_module(b.value, *n);
+      }
+    }
+  }
+
+  // Why the graph may write or hand out `weight` (read by `weight_node`), or "".
+  std::string write_problem(const at::Tensor& weight) const {
+    auto it = readers_.find(storage_identity(weight));
+    if (it == readers_.end()) return "";
+    if (!it->second.module_calls.empty()) {
+      return absl::StrCat("its weight is also held by the submodule that '",
+                          it->second.module_calls[0], "' calls");
+    }
+    for (const Node* get_attr : it->second.get_attrs) {
+      for (const Node* user : get_attr->users()) {
+        if (reads_as_linear_weight(*user, *get_attr) || only_reads(*user)) continue;
+        return absl::StrCat("its weight '", get_attr->target(), "' is also used by '", user->name(),
+                            "', which may write it or hand it out");
+      }
+    }
+    return "";
+  }
+
+ private:
+  struct Readers {
+    std::vector<const Node*> get_attrs;
+    std::vector<std::string> module_calls;
+  };
+  void add_module(const at::Tensor& t, const Node& call) {
+    readers_[storage_identity(t)].module_calls.push_back(call.name());
+  }
+  absl::flat_hash_map<const void*, Readers> readers_;
+};
+
+// Why `n`'s weight cannot be transposed, or "" with `weight` set.
+std::string weight_problem(const GraphModule& gm, const WeightReaders& readers, const Node& n,
+                           at::Tensor& weight) {
+  const Argument* arg = argument_at(n, 1, "weight");
+  if (arg == nullptr || !arg->is_node() || arg->to_node()->op() != Op::kGetAttr) {
+    return "its weight is computed by the graph, not read from the module";
+  }
+  auto value = gm.get_attr(arg->to_node()->target());
+  if (!value.ok() || !value->isTensor()) {
+    return absl::StrCat("its weight '", arg->to_node()->target(), "' is not a tensor");
+  }
+  weight = value->toTensor();
+  if (weight.layout() != at::kStrided || weight.dim() != 2) {
+    return absl::StrCat("its weight '", arg->to_node()->target(), "' is not a 2-d strided tensor");
+  }
+  if (weight.t().is_contiguous()) {
+    return absl::StrCat("its weight '", arg->to_node()->target(), "' is stored transposed already");
+  }
+  return readers.write_problem(weight);
+}
+
+absl::Status transpose(GraphModule& gm, Node& linear, const at::Tensor& weight,
+                       absl::flat_hash_map<const void*, Node*>& transposed) {
+  Graph& graph = gm.graph();
+  const Node& weight_node = *argument_at(linear, 1, "weight")->to_node();
+  Node*& weight_t = transposed[storage_identity(weight)];
+  if (weight_t == nullptr) {
+    const std::string name = unique_attribute_name(gm, weight_node.target() + "_transposed");
+    at::Tensor t;
+    {
+      at::NoGradGuard no_grad;
+      t = weight.detach().t().contiguous();
+    }
+    if (absl::Status s = gm.add_attribute(name, t); !s.ok()) return s;
+    // Before its first reader: linear calls are rewritten in graph order.
+    InsertionGuard guard = graph.inserting_before(&linear);
+    weight_t = graph.get_attr(name);
+  }
+  const Argument* input = argument_at(linear, 0, "input");
+  const Argument* bias = argument_at(linear, 2, "bias");
+  InsertionGuard guard = graph.inserting_before(&linear);
+  Node* result = graph.create_node(Op::kCallFunction, "aten::matmul", {*input, weight_t}, {},
+                                   absl::StrCat(linear.name(), "_matmul"), linear.type());
+  result->meta() = linear.meta();
+  if (bias != nullptr && !bias->is_none()) {
+    result = graph.create_node(Op::kCallFunction, "aten::add.Tensor", {result, *bias}, {},
+                               absl::StrCat(linear.name(), "_bias"), linear.type());
+    result->meta() = linear.meta();
+  }
+  linear.replace_all_uses_with(result);
+  return graph.erase_node(&linear);
+}
+
+}  // namespace
+
+absl::StatusOr<TransposeLinearReport> transpose_linear_weights(GraphModule& module) {
+  TransposeLinearReport report;
+  std::vector<Node*> linears;
+  for (Node* n : module.graph().nodes()) {
+    if (is_linear(*n)) linears.push_back(n);
+  }
+  const WeightReaders readers(module);
+  absl::flat_hash_map<const void*, Node*> transposed;  // one copy per weight
+  for (Node* n : linears) {
+    at::Tensor weight;
+    const std::string problem = weight_problem(module, readers, *n, weight);
+    if (!problem.empty()) {
+      report.left_alone.push_back(absl::StrCat(n->name(), ": ", problem));
+      continue;
+    }
+    const std::string name = n->name();
+    if (absl::Status s = transpose(module, *n, weight, transposed); !s.ok()) return s;
+    report.transposed.push_back(name);
+  }
+  return report;
+}
+
+absl::Status TransposeLinear::run(GraphModule& module, PassContext& context) {
+  auto report = transpose_linear_weights(module);
+  if (!report.ok()) return report.status();
+  for (const std::string& line : report->left_alone) {
+    context.warn(absl::StrCat("transpose_linear: left ", line));
+  }
+  return absl::OkStatus();
+}
+
+void register_transpose_linear(PluginRegistrar& registrar) {
+  registrar.add_pass<TransposeLinear>(
+      "transpose_linear",
+      "stores linear layers' weights transposed, so that their matrix products read them in order");
+}
+
+}  // namespace fx
