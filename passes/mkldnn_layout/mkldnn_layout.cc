@@ -20,6 +20,7 @@
 #include "passes/attribute_names.h"
 #include "runtime/function_lowering.h"
 #include "passes/mkldnn_layout/layout_operators.h"
+#include "passes/mkldnn_layout/rank_checks.h"
 #include "passes/mkldnn_layout/value_writes.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_aliasing.h"
@@ -271,6 +272,9 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
       user->replace_input_with(value, dense);
     }
   }
+  auto checks = remove_settled_rank_checks(gm);
+  if (!checks.ok()) return checks.status();
+  report.rank_checks_removed = *checks;
   if (absl::Status s = graph.lint(); !s.ok()) {
     return absl::InternalError(absl::StrCat("mkldnn_layout left the graph malformed: ", s.message()));
   }

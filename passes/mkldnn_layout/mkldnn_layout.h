@@ -52,6 +52,10 @@
 // Leaf functions (torch.nn.functional.relu, ...) are lowered to their aten
 // calls first (runtime/function_lowering.h), as the execution plan would.
 //
+// Input-rank checks a BatchNorm2d inlined (`dim`, `ne`, `not_`, `_assert`) on
+// a convolution now in the layout go: aten::mkldnn_convolution refuses inputs
+// of any other rank than its weight's, so they cannot fail (rank_checks.h).
+//
 // Conversions: `aten::to_mkldnn` where a convolution's input is strided,
 // `aten::to_dense` where a value in the layout is used by anything else (the
 // graph's output included; users that read only its rank or sizes take it as
@@ -100,6 +104,8 @@ struct MkldnnLayoutReport {
   int to_dense = 0;
   // Out-of-place adds that write one of their operands instead.
   int adds_in_place = 0;
+  // Input-rank checks on convolutions' results removed (rank_checks.h).
+  int rank_checks_removed = 0;
   // One line per convolution left strided: its name and why.
   std::vector<std::string> left_strided;
 };

@@ -6,6 +6,7 @@
 #include <c10/core/InferenceMode.h>
 #include <torch/csrc/jit/serialization/import.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "passes/dce/dce.h"
 #include "passes/fold_bn/fold_bn.h"
 #include "passes/inline/inline.h"
+#include "passes/mkldnn_layout/rank_checks.h"
 #include "passes/pass_manager.h"
 #include "passes/shape_prop/shape_prop.h"
 #include "runtime/execution_plan.h"
@@ -359,7 +361,40 @@ TEST_F(MkldnnLayoutTest, TorchvisionModelsAfterFoldingKeepTheirOutputs) {
     // ResNet-18's eight residual adds write their block's last convolution.
     EXPECT_EQ(count_targets(*gm_, "aten::add_.Tensor"), name == "resnet18.pt" ? 8 : 10);
     EXPECT_EQ(count_targets(*gm_, "aten::add.Tensor"), 0);
+    // The folded batch norms' rank checks on the convolutions are gone.
+    EXPECT_EQ(count_targets(*gm_, "aten::dim"), 0);
+    EXPECT_EQ(count_targets(*gm_, "torch._assert"), 0);
     expect_same_outputs(m, inputs, 1e-3);
+  }
+}
+
+// Checks on a layout convolution's rank: one that always holds goes; one that
+// would fail, or whose rank is read for something else, stays.
+TEST(RankChecksTest, OnlyChecksThatCannotFailGo) {
+  for (const int64_t checked : {4, 3}) {
+    for (const bool rank_returned : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "checked " << checked << ", returned " << rank_returned);
+      auto g = std::make_unique<Graph>();
+      Node* x = g->placeholder("x");
+      Node* conv = g->call_function(
+          "aten::mkldnn_convolution",
+          {x, g->get_attr("w"), Argument(), Argument::List({0, 0}), Argument::List({1, 1}),
+           Argument::List({1, 1}), 1});
+      Node* dim = g->call_function("aten::dim", {conv});
+      Node* ne = g->call_function("operator.ne", {dim, checked});
+      Node* not_ = g->call_function("operator.not_", {ne});
+      g->call_function("torch._assert", {not_, "expected 4D input"});
+      g->output(rank_returned ? Argument::Tuple({conv, dim}) : Argument(conv));
+      GraphModule gm(empty_module("M"), std::move(g), "M");
+      ASSERT_TRUE(gm.add_attribute("w", at::randn({2, 3, 1, 1}).to_mkldnn()).ok());
+      auto removed = remove_settled_rank_checks(gm);
+      ASSERT_TRUE(removed.ok()) << removed.status();
+      const bool goes = checked == 4 && !rank_returned;
+      EXPECT_EQ(*removed, goes ? 1 : 0);
+      EXPECT_EQ(count_targets(gm, "torch._assert"), goes ? 0 : 1);
+      EXPECT_EQ(count_targets(gm, "aten::dim"), goes ? 0 : 1);
+      EXPECT_TRUE(gm.lint().ok()) << gm.lint();
+    }
   }
 }
 
