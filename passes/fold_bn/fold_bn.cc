@@ -7,14 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
+#include "passes/support/tensor_readers.h"
 #include "runtime/graph_module.h"
-#include "runtime/value_conversion.h"
 
 namespace fx {
 namespace {
@@ -353,47 +352,16 @@ Layer read_layer(const GraphModule& gm, Node& n) {
   return layer;
 }
 
-// Every tensor the graph reads, by storage: through get_attr nodes that are
-// used and through the parameters and buffers of called submodules. A
-// tensor reached twice is shared.
-class TensorReaders {
- public:
-  explicit TensorReaders(const GraphModule& gm) {
-    for (const Node* n : gm.graph().nodes()) {
-      if (n->op() == Op::kGetAttr && !n->users().empty()) {
-        auto v = gm.get_attr(n->target());
-        if (v.ok() && v->isTensor()) add(v->toTensor(), n->name());
-      } else if (n->op() == Op::kCallModule) {
-        auto m = gm.get_submodule(n->target());
-        if (!m.ok()) continue;
-        for (const auto& p : m->named_parameters(/*recurse=*/true)) add(p.value, n->name());
-        for (const auto& b : m->named_buffers(/*recurse=*/true)) add(b.value, n->name());
-      }
-    }
-  }
-  // The readers of `t`'s storage (node names, once per read).
-  const std::vector<std::string>& readers(const at::Tensor& t) const {
-    static const std::vector<std::string> kNone;
-    auto it = readers_.find(storage_identity(t));
-    return it == readers_.end() ? kNone : it->second;
-  }
-
- private:
-  void add(const at::Tensor& t, const std::string& reader) {
-    readers_[storage_identity(t)].push_back(reader);
-  }
-  absl::flat_hash_map<const void*, std::vector<std::string>> readers_;
-};
-
 // Why `layer`'s tensors cannot be replaced by folded ones, or "".
 std::string sharing_problem(const TensorReaders& readers, const Layer& layer) {
   const auto check = [&](const at::Tensor& t, Node* node, const char* what) -> std::string {
-    const std::vector<std::string>& r = readers.readers(t);
+    const std::vector<const Node*>& r = readers.readers(t);
     const size_t uses = r.size() + (node != nullptr ? node->users().size() - 1 : 0);
     if (uses <= 1) return "";
+    const std::string& own = node != nullptr ? node->name() : layer.node->name();
     std::string other;
-    for (const std::string& name : r) {
-      if (name != (node != nullptr ? node->name() : layer.node->name())) other = name;
+    for (const Node* reader : r) {
+      if (reader->name() != own) other = reader->name();
     }
     if (other.empty() && node != nullptr) {
       for (const Node* user : node->users()) {

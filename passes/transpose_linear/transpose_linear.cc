@@ -8,12 +8,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "core/graph.h"
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
 #include "passes/support/operator_effects.h"
 #include "passes/support/operator_targets.h"
+#include "passes/support/tensor_readers.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
@@ -56,55 +56,28 @@ bool only_reads(const Node& user) {
   return op.ok() && !op->schema->is_mutable();
 }
 
-// Every reader of each tensor (by storage) the graph reads: the get_attr
-// nodes that are used, and the submodules called that hold it.
-class WeightReaders {
- public:
-  explicit WeightReaders(const GraphModule& gm) {
-    for (const Node* n : gm.graph().nodes()) {
-      if (n->op() == Op::kGetAttr && !n->users().empty()) {
-        auto v = gm.get_attr(n->target());
-        if (v.ok() && v->isTensor()) readers_[storage_identity(v->toTensor())].get_attrs.push_back(n);
-      } else if (n->op() == Op::kCallModule) {
-        auto m = gm.get_submodule(n->target());
-        if (!m.ok()) continue;
-        for (const auto& p : m->named_parameters(/*recurse=*/true)) add_module(p.value, *n);
-        for (const auto& b : m->named_buffers(/*recurse=*/true)) add_module(b.value, *n);
-      }
+// Why the graph may write or hand out `weight`, or "": it is read by anything
+// but linear calls' weight arguments and pure readers.
+std::string write_problem(const TensorReaders& readers, const at::Tensor& weight) {
+  const std::vector<const Node*>& r = readers.readers(weight);
+  for (const Node* reader : r) {
+    if (reader->op() == Op::kCallModule) {
+      return absl::StrCat("its weight is also held by the submodule that '", reader->name(),
+                          "' calls");
     }
   }
-
-  // Why the graph may write or hand out `weight` (read by `weight_node`), or "".
-  std::string write_problem(const at::Tensor& weight) const {
-    auto it = readers_.find(storage_identity(weight));
-    if (it == readers_.end()) return "";
-    if (!it->second.module_calls.empty()) {
-      return absl::StrCat("its weight is also held by the submodule that '",
-                          it->second.module_calls[0], "' calls");
+  for (const Node* get_attr : r) {
+    for (const Node* user : get_attr->users()) {
+      if (reads_as_linear_weight(*user, *get_attr) || only_reads(*user)) continue;
+      return absl::StrCat("its weight '", get_attr->target(), "' is also used by '", user->name(),
+                          "', which may write it or hand it out");
     }
-    for (const Node* get_attr : it->second.get_attrs) {
-      for (const Node* user : get_attr->users()) {
-        if (reads_as_linear_weight(*user, *get_attr) || only_reads(*user)) continue;
-        return absl::StrCat("its weight '", get_attr->target(), "' is also used by '", user->name(),
-                            "', which may write it or hand it out");
-      }
-    }
-    return "";
   }
-
- private:
-  struct Readers {
-    std::vector<const Node*> get_attrs;
-    std::vector<std::string> module_calls;
-  };
-  void add_module(const at::Tensor& t, const Node& call) {
-    readers_[storage_identity(t)].module_calls.push_back(call.name());
-  }
-  absl::flat_hash_map<const void*, Readers> readers_;
-};
+  return "";
+}
 
 // Why `n`'s weight cannot be transposed, or "" with `weight` set.
-std::string weight_problem(const GraphModule& gm, const WeightReaders& readers, const Node& n,
+std::string weight_problem(const GraphModule& gm, const TensorReaders& readers, const Node& n,
                            at::Tensor& weight) {
   const Argument* arg = argument_at(n, 1, "weight");
   if (arg == nullptr || !arg->is_node() || arg->to_node()->op() != Op::kGetAttr) {
@@ -121,7 +94,7 @@ std::string weight_problem(const GraphModule& gm, const WeightReaders& readers, 
   if (weight.t().is_contiguous()) {
     return absl::StrCat("its weight '", arg->to_node()->target(), "' is stored transposed already");
   }
-  return readers.write_problem(weight);
+  return write_problem(readers, weight);
 }
 
 absl::Status transpose(GraphModule& gm, Node& linear, const at::Tensor& weight,
@@ -164,7 +137,7 @@ absl::StatusOr<TransposeLinearReport> transpose_linear_weights(GraphModule& modu
   for (Node* n : module.graph().nodes()) {
     if (is_linear(*n)) linears.push_back(n);
   }
-  const WeightReaders readers(module);
+  const TensorReaders readers(module);
   absl::flat_hash_map<const void*, Node*> transposed;  // one copy per weight
   for (Node* n : linears) {
     at::Tensor weight;
