@@ -106,6 +106,10 @@ struct PlanStats {
   // Runs of those steps so far whose operands had other strides than the
   // first run's, so that the operator ran instead.
   size_t contraction_fallbacks = 0;
+  // Arguments converted at each run rather than prebuilt: lists that mix
+  // nodes and literals, numbers a node computes that a tensor parameter
+  // takes, values whose type needs Python's coercions.
+  size_t converted_arguments = 0;
   // The summed sizes of the tensors in the arena (the results of out-variant
   // and contraction steps, contractions' scratch), and the arena's size.
   size_t planned_bytes = 0;

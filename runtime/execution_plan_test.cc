@@ -300,6 +300,34 @@ TEST(ExecutionPlanTest, FourThreadsOnOnePlanGetWhatOneThreadGets) {
   EXPECT_THAT(mismatches, ::testing::Each(0));
 }
 
+// Exact overloads (what exported programs and passes write) read tensors
+// from their slots and weights as constants: only a number a node computes,
+// which a tensor parameter takes wrapped, is converted at run time. A weight
+// every reader took as a constant costs no step.
+TEST(ExecutionPlanTest, ExactOverloadsConvertOnlyWrappedNumbers) {
+  torch::jit::Module root = empty_module("Root");
+  root.register_parameter("w", at::rand({4, 8}), /*is_buffer=*/false);
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* rows = g->call_function("aten::size.int", {x, 0});
+  Node* scaled = g->call_function("aten::mul.Tensor", {x, g->get_attr("w")});
+  g->output(g->call_function("aten::add.Tensor", {scaled, rows}));
+  GraphModule gm(root, std::move(g));
+  auto plan = compile(gm);
+  Interpreter interpreter(gm);
+  for (int run = 0; run < 3; ++run) {
+    const at::Tensor x_value = at::rand({4, 8});
+    const at::Tensor want = interpreter.run({x_value})->toTensor();
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {x_value}), want)) << "run " << run;
+    EXPECT_TRUE(at::allclose(want, x_value * root.attr("w").toTensor() + 4));
+  }
+  ASSERT_EQ(plan->stats().size(), 1u);
+  const PlanStats stats = plan->stats()[0];
+  EXPECT_EQ(stats.converted_arguments, 1u);  // `rows`, wrapped for add's `other`
+  EXPECT_EQ(stats.operator_steps, 3u);
+  EXPECT_EQ(stats.steps, 5u);  // the placeholder, three operators, the output
+}
+
 TEST(ExecutionPlanTest, InputErrorsNameThePlaceholder) {
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");

@@ -164,6 +164,37 @@ absl::StatusOr<c10::IValue> run_call_step(const Step& step, const std::vector<c1
   return call_method_body(*step.node, *step.method, std::move(args), kwargs);
 }
 
+namespace {
+
+// Drops the get_attr steps whose value every reader took as a constant (the
+// usual case: a weight read as it is): putting it into its slot each run
+// would only touch the tensor's reference count. Counts the arguments left
+// to convert at run time.
+void drop_unread_get_attrs(ExecutionPlan::Specialisation& spec) {
+  std::vector<char> read(spec.num_slots, 0);
+  auto mark = [&](const ArgSource& a) {
+    if (a.kind == ArgSource::kSlot || a.kind == ArgSource::kMoveSlot) read[a.slot] = 1;
+    for (const auto& node_slot : a.node_slots) read[node_slot.second] = 1;
+    spec.stats.converted_arguments += a.kind == ArgSource::kConvert;
+  };
+  for (const Step& step : spec.steps) {
+    for (const ArgSource& a : step.args) mark(a);
+    for (const auto& kwarg : step.kwargs) mark(kwarg.second);
+    if (step.contraction != nullptr) {
+      for (const ArgSource& a : step.contraction->operands) mark(a);
+    }
+  }
+  auto unread = [&](const Step& step) {
+    return step.kind == StepKind::kGetAttr && !read[step.slot] &&
+           std::all_of(step.release.begin(), step.release.end(),
+                       [&](uint32_t slot) { return slot == step.slot; });
+  };
+  spec.steps.erase(std::remove_if(spec.steps.begin(), spec.steps.end(), unread), spec.steps.end());
+  spec.stats.steps = spec.steps.size();
+}
+
+}  // namespace
+
 absl::StatusOr<std::shared_ptr<const ExecutionPlan::Specialisation>> ExecutionPlan::specialise(
     const std::vector<int64_t>& signature, const std::vector<c10::IValue>& inputs,
     c10::IValue* result, bool* ran) const {
@@ -177,6 +208,7 @@ absl::StatusOr<std::shared_ptr<const ExecutionPlan::Specialisation>> ExecutionPl
   auto spec = make_steps(values, choices);
   if (!spec.ok()) return spec.status();
   plan_memory(values, **spec);
+  drop_unread_get_attrs(**spec);
   for (size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i].node->op() == Op::kOutput) *result = values[i];
   }
@@ -333,7 +365,10 @@ class SourceBuilder {
       const uint32_t slot = slot_of_.at(arg.to_node());
       const c10::IValue& observed = values_[slot];
       const bool is_attr = arg.to_node()->op() == Op::kGetAttr;
-      if (!wrap_number && (type == nullptr || observed.type()->isSubtypeOf(*type))) {
+      // Only a number is wrapped: a node whose value is a tensor (as every
+      // tensor argument of an exact overload is) is read as it is.
+      const bool wraps = wrap_number && (observed.isInt() || observed.isDouble() || observed.isBool());
+      if (!wraps && (type == nullptr || observed.type()->isSubtypeOf(*type))) {
         if (is_attr) {
           s.kind = ArgSource::kConstant;
           s.constant = attrs_[slot];
