@@ -56,6 +56,13 @@ void run_ranks(const LocalWorld& local, std::chrono::milliseconds timeout,
       ASSERT_TRUE(store.ok()) << store.status();
       auto group = PeerGroup::connect(*store, world, CommBackend::kGloo, timeout);
       ASSERT_TRUE(group.ok()) << group.status();
+      // Every rank's connections are up before any body runs: a rank whose
+      // body returns at once would otherwise close its side while another
+      // rank is still connecting, and that rank's connect would fail.
+      (*store)->add("run_ranks/connected", 1);
+      while ((*store)->add("run_ranks/connected", 0) < local.size) {
+        std::this_thread::sleep_for(1ms);
+      }
       body(r, **group);
     });
   }
