@@ -12,18 +12,12 @@
 #include "absl/strings/str_join.h"
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
+#include "passes/support/call_arguments.h"
 #include "passes/support/tensor_readers.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
 namespace {
-
-// The argument at position `index` or keyword `name` of a call; nullptr when
-// left to its default.
-const Argument* argument_at(const Node& n, size_t index, absl::string_view name) {
-  if (index < n.args().size()) return &n.args()[index];
-  return n.kwarg(name);
-}
 
 // The class name ("Conv2d") of one of torch.nn's modules, else "".
 std::string torch_nn_class(const torch::jit::Module& m) {

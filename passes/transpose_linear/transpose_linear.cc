@@ -11,6 +11,7 @@
 #include "core/graph.h"
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
+#include "passes/support/call_arguments.h"
 #include "passes/support/operator_effects.h"
 #include "passes/support/operator_targets.h"
 #include "passes/support/tensor_readers.h"
@@ -27,12 +28,6 @@ bool is_linear(const Node& n) {
   if (t == "torch.nn.functional.linear" || t == "torch._C._nn.linear") return true;
   const absl::string_view overload = operator_overload(n.op(), t);
   return operator_base_name(n.op(), t) == "aten::linear" && (overload.empty() || overload == "default");
-}
-
-// `n`'s argument at `index`, or its keyword `name`; nullptr when absent.
-const Argument* argument_at(const Node& n, size_t index, absl::string_view name) {
-  if (index < n.args().size()) return &n.args()[index];
-  return n.kwarg(name);
 }
 
 // Whether `user` reads `value` as a linear call's weight and in no other argument.
