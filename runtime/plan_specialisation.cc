@@ -184,12 +184,22 @@ void drop_unread_get_attrs(ExecutionPlan::Specialisation& spec) {
       for (const ArgSource& a : step.contraction->operands) mark(a);
     }
   }
+  std::vector<char> dropped(spec.num_slots, 0);
   auto unread = [&](const Step& step) {
-    return step.kind == StepKind::kGetAttr && !read[step.slot] &&
-           std::all_of(step.release.begin(), step.release.end(),
-                       [&](uint32_t slot) { return slot == step.slot; });
+    const bool drop = step.kind == StepKind::kGetAttr && !read[step.slot] &&
+                      std::all_of(step.release.begin(), step.release.end(),
+                                  [&](uint32_t slot) { return slot == step.slot; });
+    if (drop) dropped[step.slot] = 1;
+    return drop;
   };
   spec.steps.erase(std::remove_if(spec.steps.begin(), spec.steps.end(), unread), spec.steps.end());
+  // Their slots stay empty: nothing to release.
+  for (Step& step : spec.steps) {
+    auto& release = step.release;
+    release.erase(std::remove_if(release.begin(), release.end(),
+                                 [&](uint32_t slot) { return dropped[slot] != 0; }),
+                  release.end());
+  }
   spec.stats.steps = spec.steps.size();
 }
 
