@@ -328,6 +328,28 @@ TEST(ExecutionPlanTest, ExactOverloadsConvertOnlyWrappedNumbers) {
   EXPECT_EQ(stats.steps, 5u);  // the placeholder, three operators, the output
 }
 
+// `x.dim() != 4` (every traced batch norm checks it) compares ints with
+// `ne.int`: `ne.int_list` also binds, taking each int as a list of one, but
+// would build two lists at every run.
+TEST(ExecutionPlanTest, IntComparisonsTakeTheIntOverload) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* rank = g->call_method("dim", {x});
+  g->output(g->call_function("operator.ne", {rank, 4}));
+  GraphModule gm(empty_module("RankCheck"), std::move(g));
+  auto plan = compile(gm);
+  for (int run = 0; run < 3; ++run) {
+    auto four = plan->run({at::rand({1, 2, 3, 4})});
+    ASSERT_TRUE(four.ok()) << four.status();
+    EXPECT_FALSE(four->toBool());
+  }
+  ASSERT_EQ(plan->stats().size(), 1u);
+  EXPECT_EQ(plan->stats()[0].converted_arguments, 0u);
+  auto three = plan->run({at::rand({1, 2, 3})});
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_TRUE(three->toBool());
+}
+
 TEST(ExecutionPlanTest, InputErrorsNameThePlaceholder) {
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");
