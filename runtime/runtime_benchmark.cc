@@ -129,6 +129,8 @@ Workload& workload(const std::string& name) {
 void BM_TorchScript(benchmark::State& state, const std::string& name) {
   at::set_num_threads(1);
   Workload& w = workload(name);
+  // The advantage the plan takes by default, given to the anchor too.
+  c10::InferenceMode guard;
   for (auto _ : state) benchmark::DoNotOptimize(w.module.forward(w.inputs));
   state.SetItemsProcessed(state.iterations());
 }
