@@ -350,6 +350,23 @@ TEST(ExecutionPlanTest, IntComparisonsTakeTheIntOverload) {
   EXPECT_TRUE(three->toBool());
 }
 
+// An int a node computes still goes to an int[] parameter where nothing
+// takes it as an int: `x.view(n)` is `view(x, [n])`, not `view.dtype`.
+TEST(ExecutionPlanTest, AnIntNodeStillFillsAnIntListWhereNothingElseTakesIt) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* n = g->call_method("numel", {x});
+  g->output(g->call_method("view", {x, n}));
+  GraphModule gm(empty_module("Flatten"), std::move(g));
+  auto plan = compile(gm);
+  const at::Tensor x_value = at::rand({2, 3});
+  for (int run = 0; run < 3; ++run) {
+    const at::Tensor out = run_tensor(*plan, {x_value});
+    EXPECT_EQ(out.sizes().vec(), std::vector<int64_t>{6});
+    EXPECT_TRUE(at::equal(out, x_value.reshape({6})));
+  }
+}
+
 TEST(ExecutionPlanTest, InputErrorsNameThePlaceholder) {
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");

@@ -283,24 +283,30 @@ absl::StatusOr<ResolvedCall> resolve_call(const Node& node, const std::vector<c1
     }
     return true;
   };
-  // Whether the overload would take a lone int as a whole `int[]` (as
-  // `x.view(-1)` passes its size): `operator.ne(d, 4)` is `ne.int`, not
-  // `ne.int_list` on lists of one, which would also cost a list per call.
-  auto lists_an_int = [&](const c10::FunctionSchema& schema,
-                          const std::vector<c10::IValue>& candidate_args) {
-    auto takes_ints = [](const c10::Argument& p) {
-      const c10::TypePtr t = without_optional(p.type());
+  // Whether the overload would read an int as something else: as a whole
+  // `int[]` (as `x.view(-1)` passes its size) or as a dtype, layout or
+  // memory format (TorchScript passes those as ints). `operator.ne(d, 4)`
+  // is `ne.int`, not `ne.int_list` on lists of one (which would also cost a
+  // list per call).
+  auto reads_an_int_as_other = [&](const c10::FunctionSchema& schema,
+                                   const std::vector<c10::IValue>& candidate_args) {
+    auto other = [](const c10::Argument& p) {
+      const c10::TypePtr t = without_optional(p.real_type());
+      if (t->kind() == c10::TypeKind::ScalarTypeType || t->kind() == c10::TypeKind::LayoutType ||
+          t->kind() == c10::TypeKind::MemoryFormatType) {
+        return true;
+      }
       if (t->kind() != c10::TypeKind::ListType || p.N()) return false;
       const c10::TypeKind element = t->expectRef<c10::ListType>().getElementType()->kind();
       return element == c10::TypeKind::IntType || element == c10::TypeKind::SymIntType;
     };
     const auto& params = schema.arguments();
     for (size_t i = 0; i < candidate_args.size() && i < params.size(); ++i) {
-      if (candidate_args[i].isInt() && takes_ints(params[i])) return true;
+      if (candidate_args[i].isInt() && other(params[i])) return true;
     }
     for (const auto& [key, value] : kwargs) {
       for (const c10::Argument& p : params) {
-        if (p.name() == key && value.isInt() && takes_ints(p)) return true;
+        if (p.name() == key && value.isInt() && other(p)) return true;
       }
     }
     return false;
@@ -308,15 +314,17 @@ absl::StatusOr<ResolvedCall> resolve_call(const Node& node, const std::vector<c1
   auto try_overloads = [&](const std::string& name, const std::vector<c10::IValue>& candidate_args,
                            bool swapped = false) -> bool {
     const std::vector<BoundOperator> overloads = find_overloads(name);
-    // First the overloads that take every value as it is.
-    for (const bool listing_ints : {false, true}) {
+    // First an overload that takes every value as what it is; else the first
+    // that binds, in the registry's order (`x.view(n)` is `view(x, [n])`,
+    // not `view.dtype`).
+    for (const bool as_is : {true, false}) {
       for (const BoundOperator& op : overloads) {
         if (!literal_fits(*op.schema, swapped)) continue;
         if (op.schema->is_mutable() && node.op() == Op::kCallFunction &&
             !absl::string_view(name).empty() && name.back() != '_') {
           continue;  // `out=` overloads write to an argument
         }
-        if (lists_an_int(*op.schema, candidate_args) != listing_ints) continue;
+        if (as_is && reads_an_int_as_other(*op.schema, candidate_args)) continue;
         if (bind_arguments(*op.schema, candidate_args, kwargs).ok()) {
           call.op = op;
           return true;
