@@ -398,5 +398,29 @@ TEST(RankChecksTest, OnlyChecksThatCannotFailGo) {
   }
 }
 
+// An assertion that only passes the comparison along (as its message) checks
+// something else: it stays, and so does the comparison.
+TEST(RankChecksTest, AnAssertionOnAnotherConditionStays) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* flag = g->placeholder("flag");
+  Node* conv = g->call_function(
+      "aten::mkldnn_convolution",
+      {x, g->get_attr("w"), Argument(), Argument::List({0, 0}), Argument::List({1, 1}),
+       Argument::List({1, 1}), 1});
+  Node* dim = g->call_function("aten::dim", {conv});
+  Node* eq = g->call_function("operator.eq", {dim, 4});
+  g->call_function("torch._assert", {flag, eq});
+  g->output(conv);
+  GraphModule gm(empty_module("M"), std::move(g), "M");
+  ASSERT_TRUE(gm.add_attribute("w", at::randn({2, 3, 1, 1}).to_mkldnn()).ok());
+  auto removed = remove_settled_rank_checks(gm);
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  EXPECT_EQ(*removed, 0);
+  EXPECT_EQ(count_targets(gm, "torch._assert"), 1);
+  EXPECT_EQ(count_targets(gm, "aten::dim"), 1);
+  EXPECT_TRUE(gm.lint().ok()) << gm.lint();
+}
+
 }  // namespace
 }  // namespace fx

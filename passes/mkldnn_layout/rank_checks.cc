@@ -43,6 +43,12 @@ std::optional<bool> compared(const Node& compare, const Node& dim, int64_t rank)
   return (rank == other->to_int()) == eq;
 }
 
+// Whether `n` is `torch._assert(condition, message)`.
+bool asserts(const Node& n, const Node& condition) {
+  return is_call(n, kAssertTarget, 2) && n.args()[0].is_node() &&
+         n.args()[0].to_node() == &condition;
+}
+
 // The nodes of one settled check on `dim`, users first, or nothing.
 std::optional<std::vector<Node*>> settled_check(Node& dim, int64_t rank) {
   std::vector<Node*> erase;
@@ -50,26 +56,17 @@ std::optional<std::vector<Node*>> settled_check(Node& dim, int64_t rank) {
     const std::optional<bool> value = compared(*compare, dim, rank);
     if (!value) return std::nullopt;
     for (Node* user : compare->users()) {
-      bool holds = *value;
-      Node* condition = compare;
-      if (is_call(*user, kNotTarget, 1)) {
-        holds = !holds;
-        condition = user;
-        for (Node* assertion : user->users()) {
-          if (!is_call(*assertion, kAssertTarget, 2) || !assertion->args()[0].is_node() ||
-              assertion->args()[0].to_node() != user ||
-              !holds) {
-            return std::nullopt;
-          }
-          erase.push_back(assertion);
-        }
-      } else if (!is_call(*user, kAssertTarget, 2) || !holds) {
-        return std::nullopt;
-      } else {
+      if (asserts(*user, *compare)) {
+        if (!*value) return std::nullopt;  // it fails
         erase.push_back(user);
         continue;
       }
-      erase.push_back(condition);
+      if (!is_call(*user, kNotTarget, 1)) return std::nullopt;
+      for (Node* assertion : user->users()) {
+        if (!asserts(*assertion, *user) || *value) return std::nullopt;
+        erase.push_back(assertion);
+      }
+      erase.push_back(user);
     }
     erase.push_back(compare);
   }
