@@ -3,10 +3,11 @@
 
 #include <ATen/ATen.h>
 
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/graph.h"
 #include "core/well_known.h"
@@ -71,6 +72,17 @@ std::string write_problem(const TensorReaders& readers, const at::Tensor& weight
   return "";
 }
 
+// Which elements of which storage a weight is, read as which dtype: tied
+// attributes are one weight, two views of one storage (halves of a packed
+// parameter) are two.
+using WeightView =
+    std::tuple<const void*, int64_t, std::vector<int64_t>, std::vector<int64_t>, int>;
+
+WeightView view_of(const at::Tensor& t) {
+  return {storage_identity(t), t.storage_offset(), t.sizes().vec(), t.strides().vec(),
+          static_cast<int>(t.scalar_type())};
+}
+
 // Why `n`'s weight cannot be transposed, or "" with `weight` set.
 std::string weight_problem(const GraphModule& gm, const TensorReaders& readers, const Node& n,
                            at::Tensor& weight) {
@@ -93,10 +105,10 @@ std::string weight_problem(const GraphModule& gm, const TensorReaders& readers, 
 }
 
 absl::Status transpose(GraphModule& gm, Node& linear, const at::Tensor& weight,
-                       absl::flat_hash_map<const void*, Node*>& transposed) {
+                       std::map<WeightView, Node*>& transposed) {
   Graph& graph = gm.graph();
   const Node& weight_node = *argument_at(linear, 1, "weight")->to_node();
-  Node*& weight_t = transposed[storage_identity(weight)];
+  Node*& weight_t = transposed[view_of(weight)];
   if (weight_t == nullptr) {
     const std::string name = unique_attribute_name(gm, weight_node.target() + "_transposed");
     at::Tensor t;
@@ -133,7 +145,7 @@ absl::StatusOr<TransposeLinearReport> transpose_linear_weights(GraphModule& modu
     if (is_linear(*n)) linears.push_back(n);
   }
   const TensorReaders readers(module);
-  absl::flat_hash_map<const void*, Node*> transposed;  // one copy per weight
+  std::map<WeightView, Node*> transposed;  // one copy per weight
   for (Node* n : linears) {
     at::Tensor weight;
     const std::string problem = weight_problem(module, readers, *n, weight);

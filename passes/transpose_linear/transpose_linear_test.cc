@@ -159,6 +159,32 @@ TEST(TransposeLinearTest, TwoLinearsOfOneWeightShareOneCopy) {
   EXPECT_TRUE(at::allclose(run(gm, xin), expected, 1e-5, 1e-6));
 }
 
+// Two weights that are views of one storage (halves of one packed
+// parameter) are two weights: each gets its own transposed copy.
+TEST(TransposeLinearTest, ViewsOfOneStorageAreTransposedEach) {
+  torch::jit::Module root = empty_module("M");
+  auto graph = std::make_unique<Graph>();
+  Node* x = graph->placeholder("x");
+  Node* y1 = graph->create_node(Op::kCallFunction, "aten::linear", {x, graph->get_attr("w1")});
+  Node* y2 = graph->create_node(Op::kCallFunction, "aten::linear", {x, graph->get_attr("w2")});
+  graph->output(Argument::Tuple({y1, y2}));
+  GraphModule gm(root, std::move(graph), "M");
+  const at::Tensor packed = at::randn({10, 4});
+  const at::Tensor w1 = packed.narrow(0, 0, 5), w2 = packed.narrow(0, 5, 5);
+  ASSERT_TRUE(gm.add_attribute("w1", w1).ok());
+  ASSERT_TRUE(gm.add_attribute("w2", w2).ok());
+  auto report = transpose_linear_weights(gm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->transposed, ElementsAre("linear", "linear_1"));
+  ASSERT_TRUE(gm.lint().ok()) << gm.lint();
+  const at::Tensor xin = at::randn({2, 4});
+  auto out = gm({xin});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const auto& outs = out->toTupleRef().elements();
+  EXPECT_TRUE(at::allclose(outs[0].toTensor(), at::linear(xin, w1), 1e-5, 1e-6));
+  EXPECT_TRUE(at::allclose(outs[1].toTensor(), at::linear(xin, w2), 1e-5, 1e-6));
+}
+
 // Real models: the classifier of torchvision's networks, inlined from
 // TorchScript, computes what the module computes.
 TEST(TransposeLinearTest, TorchvisionModelsComputeTheSame) {
