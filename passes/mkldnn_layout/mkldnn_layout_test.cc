@@ -368,6 +368,13 @@ TEST_F(MkldnnLayoutTest, TorchvisionModelsAfterFoldingKeepTheirOutputs) {
   }
 }
 
+// A 1x1 convolution in the layout of `x` by the attribute `w`.
+Node* layout_convolution(Graph& g, Node* x) {
+  return g.call_function("aten::mkldnn_convolution",
+                         {x, g.get_attr("w"), Argument(), Argument::List({0, 0}),
+                          Argument::List({1, 1}), Argument::List({1, 1}), 1});
+}
+
 // Checks on a layout convolution's rank: one that always holds goes; one that
 // would fail, or whose rank is read for something else, stays.
 TEST(RankChecksTest, OnlyChecksThatCannotFailGo) {
@@ -376,10 +383,7 @@ TEST(RankChecksTest, OnlyChecksThatCannotFailGo) {
       SCOPED_TRACE(::testing::Message() << "checked " << checked << ", returned " << rank_returned);
       auto g = std::make_unique<Graph>();
       Node* x = g->placeholder("x");
-      Node* conv = g->call_function(
-          "aten::mkldnn_convolution",
-          {x, g->get_attr("w"), Argument(), Argument::List({0, 0}), Argument::List({1, 1}),
-           Argument::List({1, 1}), 1});
+      Node* conv = layout_convolution(*g, x);
       Node* dim = g->call_function("aten::dim", {conv});
       Node* ne = g->call_function("operator.ne", {dim, checked});
       Node* not_ = g->call_function("operator.not_", {ne});
@@ -404,10 +408,7 @@ TEST(RankChecksTest, AnAssertionOnAnotherConditionStays) {
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");
   Node* flag = g->placeholder("flag");
-  Node* conv = g->call_function(
-      "aten::mkldnn_convolution",
-      {x, g->get_attr("w"), Argument(), Argument::List({0, 0}), Argument::List({1, 1}),
-       Argument::List({1, 1}), 1});
+  Node* conv = layout_convolution(*g, x);
   Node* dim = g->call_function("aten::dim", {conv});
   Node* eq = g->call_function("operator.eq", {dim, 4});
   g->call_function("torch._assert", {flag, eq});
