@@ -32,8 +32,11 @@ namespace tracer_internal {
 namespace {
 
 // The out-of-place operator with the same arguments as in-place `schema`
-// (`aten::add.Tensor` for `aten::add_.Tensor`), or nullptr. Cached for the
-// process: schemas live as long as the operator registry.
+// (`aten::add.Tensor` for `aten::add_.Tensor`), or nullptr. One whose result
+// may share another input's storage (`set`; `copy(y, x)` returns x itself) is
+// no twin: later writes to its result would reach that input, where the
+// in-place form wrote only self. Cached for the process: schemas live as long
+// as the operator registry.
 const std::string* functional_variant(const c10::FunctionSchema& schema) {
   struct Cache {
     absl::Mutex mu;
@@ -51,7 +54,7 @@ const std::string* functional_variant(const c10::FunctionSchema& schema) {
                                         : absl::StrCat(functional_name, ".", schema.overload_name()));
     const auto& params = schema.arguments();
     if (functional.ok() && functional->schema->arguments().size() == params.size() &&
-        !functional->schema->is_mutable()) {
+        !functional->schema->is_mutable() && !may_share_an_input(functional->schema->name())) {
       bool same = true;
       for (size_t i = 0; i < params.size(); ++i) {
         same = same && functional->schema->arguments()[i].name() == params[i].name();
@@ -290,6 +293,11 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
   Node* node = tracer_.create_proxy(Op::kCallFunction, target, std::move(args), std::move(kwargs));
   if ((mutable_schema && !functionalized) || n->hasSideEffects()) node->set_impure(true);
   if (mutated != nullptr) aliases_.record_update(mutated, node);
+  // Kept in place, the node's value is the mutated tensor itself (`Tensor(a!)`
+  // returns self): whatever may see that tensor change sees this value
+  // change, so in-place operations on it must stay in place too (after
+  // `u.squeeze_(0)` on a view u, `u.add_(1)` still writes u's base).
+  if (mutated != nullptr && !functionalized) aliases_.record_view(node, mutated);
 
   // Remember views, so that in-place operators on them stay in place: a
   // result in an alias set of an argument (`Tensor(a)`), or a list of such
@@ -320,7 +328,12 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
   }
   // Results that may be an input itself or share its storage although the
   // schema does not say so (atleast_2d, type_as, dropout, einsum, ...).
-  if (!functionalized && may_share_an_input(schema.name())) {
+  // (`set_`, which makes self share its source's storage, is such an
+  // operator under its twin's name.)
+  const std::string& name = schema.name();
+  const bool inplace = is_inplace_name(function_base_name(name));
+  if (!functionalized &&
+      may_share_an_input(inplace ? absl::string_view(name).substr(0, name.size() - 1) : name)) {
     for (const Argument& v : values) {
       for_each_node(v, [&](Node* input) { aliases_.record_view(node, input); });
     }

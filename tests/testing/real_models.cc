@@ -48,6 +48,7 @@ const std::vector<std::string>& real_model_names() {
       "optional_default_bias",
       "cross_attention",
       "returns_input_inplace",
+      "inplace_metadata_views",
       "hooked_leaves",
       "dtype_literals",
       "advanced_indexing",
