@@ -529,19 +529,6 @@ absl::StatusOr<torch::jit::Method> choose_method(const Node& node,
   return node_error(node, "none of the submodule's forward overloads accepts its arguments");
 }
 
-namespace {
-
-// TorchScript wraps an error inside a function in its tracebacks (serialized
-// and original code); the error itself is the last line.
-std::string script_error_message(const std::exception& e) {
-  const std::string message = exception_message(e);
-  if (message.find("failed in the TorchScript interpreter") == std::string::npos) return message;
-  std::vector<absl::string_view> lines = absl::StrSplit(message, '\n', absl::SkipWhitespace());
-  return lines.empty() ? message : std::string(absl::StripAsciiWhitespace(lines.back()));
-}
-
-}  // namespace
-
 absl::StatusOr<c10::IValue> call_function_body(const Node& node, torch::jit::Function& function,
                                                std::vector<c10::IValue> args,
                                                const IValueKwargs& kwargs) {

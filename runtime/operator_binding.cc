@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {
@@ -240,6 +242,13 @@ std::string exception_message(const std::exception& e) {
   return absl::StrCat("libtorch has no kernel of ", message.substr(op_start, from - op_start),
                       " for the ", message.substr(backend_start, backend_end - backend_start),
                       " backend");
+}
+
+std::string script_error_message(const std::exception& e) {
+  const std::string message = exception_message(e);
+  if (message.find("failed in the TorchScript interpreter") == std::string::npos) return message;
+  std::vector<absl::string_view> lines = absl::StrSplit(message, '\n', absl::SkipWhitespace());
+  return lines.empty() ? message : std::string(absl::StripAsciiWhitespace(lines.back()));
 }
 
 }  // namespace fx

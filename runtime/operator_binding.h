@@ -88,6 +88,13 @@ absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr
 // Meta backend's fallback (which advises on torch.compile).
 std::string exception_message(const std::exception& e);
 
+// exception_message, and for an error raised inside TorchScript code (whose
+// message is "The following operation failed in the TorchScript
+// interpreter." and a traceback through the serialized and the original
+// code) the error itself: the traceback's last line ("RuntimeError: a leaf
+// Variable that requires grad is being used in an in-place operation.").
+std::string script_error_message(const std::exception& e);
+
 }  // namespace fx
 
 #endif  // FX_RUNTIME_OPERATOR_BINDING_H_

@@ -77,6 +77,38 @@ absl::StatusOr<RoundingVerdict> judge_rounding(const NamedTensors& outputs,
   return verdict;
 }
 
+// The inputs as the graph's run left them against the reference's: equal
+// where the model wrote nothing, written alike where it wrote. Rounding is
+// not judged here (an input written in place is rarely more than a step).
+absl::Status check_written_inputs(const std::vector<c10::IValue>& written,
+                                  const std::vector<c10::IValue>& reference_inputs,
+                                  const CheckReference& reference, const Tolerance& tolerance) {
+  for (size_t i = 0; i < written.size() && i < reference_inputs.size(); ++i) {
+    NamedTensors graph_side, reference_side;
+    flatten_tensors(written[i], std::to_string(i), graph_side);
+    flatten_tensors(reference_inputs[i], std::to_string(i), reference_side);
+    if (graph_side.size() != reference_side.size()) continue;  // the call's structure: checked by the run
+    for (size_t j = 0; j < graph_side.size(); ++j) {
+      const at::Tensor& g = graph_side[j].second;
+      const at::Tensor& r = reference_side[j].second;
+      const bool same_shape = g.sizes() == r.sizes() && g.scalar_type() == r.scalar_type();
+      if (same_shape && (g.numel() == 0 || at::allclose(as_double(g), as_double(r), tolerance.rtol,
+                                                        tolerance.atol, /*equal_nan=*/true))) {
+        continue;
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "--check: input ", graph_side[j].first, " after the run differs from the same input after ",
+          reference.name, "'s run: ",
+          same_shape ? absl::StrFormat("max abs difference %.3g",
+                                       (as_double(g) - as_double(r)).abs().max().item<double>())
+                     : absl::StrCat(describe_tensor(g), " against ", describe_tensor(r)),
+          "; the model writes its input in place and the graph does not write it alike; ",
+          reference.culprit));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void flatten_tensors(const c10::IValue& v, const std::string& name, NamedTensors& out) {
@@ -105,9 +137,17 @@ std::string describe_tensor(const at::Tensor& t) {
 absl::StatusOr<std::string> check_outputs(const c10::IValue& got,
                                           const std::vector<c10::IValue>& inputs,
                                           const CheckReference& reference,
-                                          const Tolerance& tolerance) {
-  absl::StatusOr<c10::IValue> want = reference.run(deep_copy(inputs));
+                                          const Tolerance& tolerance,
+                                          const std::vector<c10::IValue>* written) {
+  std::vector<c10::IValue> reference_inputs = deep_copy(inputs);
+  absl::StatusOr<c10::IValue> want = reference.run(reference_inputs);
   if (!want.ok()) return want.status();
+  if (written != nullptr && reference.writes_inputs) {
+    if (absl::Status s = check_written_inputs(*written, reference_inputs, reference, tolerance);
+        !s.ok()) {
+      return s;
+    }
+  }
   NamedTensors outputs, expected;
   flatten_tensors(got, "", outputs);
   flatten_tensors(*want, "", expected);
@@ -121,7 +161,8 @@ absl::StatusOr<std::string> check_outputs(const c10::IValue& got,
   std::string first_beyond;    // how the first of them differs
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string name = outputs[i].first.empty() ? "0" : outputs[i].first;
-    if (outputs[i].second.sizes() != expected[i].second.sizes()) {
+    if (outputs[i].second.sizes() != expected[i].second.sizes() ||
+        outputs[i].second.scalar_type() != expected[i].second.scalar_type()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "--check: output ", name, " is ", describe_tensor(outputs[i].second), " but in ",
           reference.name, " it is ", describe_tensor(expected[i].second)));

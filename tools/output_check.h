@@ -45,8 +45,13 @@ struct CheckReference {
   bool other_kernels = false;
   // What a difference beyond rounding means, for the error.
   std::string culprit = "a pass changed what the model computes";
-  // Its outputs on `inputs` (a copy of its own, laid out as given).
-  std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> inputs)> run;
+  // Its outputs on `inputs` (a copy of its own, laid out as given), which it
+  // leaves as its run left them: written in place where the model writes
+  // its inputs.
+  std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue>& inputs)> run;
+  // Whether `run` writes its inputs as the model does (a saved run only has
+  // the outputs): --check then compares the inputs the graph wrote too.
+  bool writes_inputs = false;
   // The same computation in float64 (floating inputs converted), when it can
   // be had: to tell rounding from a changed computation. May be empty.
   std::function<absl::StatusOr<c10::IValue>(std::vector<c10::IValue> inputs)> run_exact;
@@ -70,12 +75,17 @@ void flatten_tensors(const c10::IValue& v, const std::string& name,
 std::string describe_tensor(const at::Tensor& t);
 
 // Compares `got` (the graph's result on `inputs`) with `reference`'s run on a
-// copy of `inputs`. On success, the report line ("check: max abs difference
-// ... : ok"); else FailedPrecondition saying which output and by how much.
+// copy of `inputs`; and, given `written` (the graph's copy of `inputs` as its
+// run left them) and a reference that `writes_inputs`, every input tensor
+// with the reference's after its run: a model that writes its input in place
+// must have the graph write the same. On success, the report line ("check:
+// max abs difference ... : ok"); else FailedPrecondition saying which output
+// or input and by how much.
 absl::StatusOr<std::string> check_outputs(const c10::IValue& got,
                                           const std::vector<c10::IValue>& inputs,
                                           const CheckReference& reference,
-                                          const Tolerance& tolerance);
+                                          const Tolerance& tolerance,
+                                          const std::vector<c10::IValue>* written = nullptr);
 
 }  // namespace fx
 

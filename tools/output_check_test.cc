@@ -17,7 +17,7 @@ using ::testing::Not;
 CheckReference reference_of(at::Tensor expected, std::optional<at::Tensor> exact) {
   CheckReference r;
   r.name = "the model";
-  r.run = [expected](std::vector<c10::IValue>) -> absl::StatusOr<c10::IValue> { return expected; };
+  r.run = [expected](std::vector<c10::IValue>&) -> absl::StatusOr<c10::IValue> { return expected; };
   if (exact) {
     r.run_exact = [t = *exact](std::vector<c10::IValue> inputs) -> absl::StatusOr<c10::IValue> {
       // The float64 run sees its inputs in float64.
@@ -100,6 +100,42 @@ TEST(OutputCheckTest, ShapesAndCountsMustMatch) {
   auto count = check_outputs(c10::ivalue::Tuple::create({want, want}), kInputs,
                              reference_of(want, std::nullopt), {});
   EXPECT_THAT(count.status().message(), HasSubstr("the graph returns 2 tensor(s), the model 1"));
+}
+
+// A model that writes its input in place: the graph must write it alike
+// (an in-place write lost through a view would otherwise pass when no output
+// reads the input).
+TEST(OutputCheckTest, InputsTheModelWritesAreCompared) {
+  CheckReference reference;
+  reference.name = "the model";
+  reference.writes_inputs = true;
+  reference.run = [](std::vector<c10::IValue>& inputs) -> absl::StatusOr<c10::IValue> {
+    inputs.at(0).toTensor().add_(1.0);
+    return at::zeros({2});
+  };
+  const std::vector<c10::IValue> inputs = {at::ones({3})};
+  const std::vector<c10::IValue> written_alike = {at::full({3}, 2.0)};
+  auto ok = check_outputs(at::zeros({2}), inputs, reference, {}, &written_alike);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  const std::vector<c10::IValue> unwritten = {at::ones({3})};
+  auto lost = check_outputs(at::zeros({2}), inputs, reference, {}, &unwritten);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_THAT(lost.status().message(),
+              HasSubstr("input 0 after the run differs from the same input after the model's run: "
+                        "max abs difference 1"));
+  // A reference that does not write its inputs (a saved run) compares none.
+  reference.writes_inputs = false;
+  EXPECT_TRUE(check_outputs(at::zeros({2}), inputs, reference, {}, &unwritten).ok());
+}
+
+// A saved run of float64 outputs is not matched by float32 ones, however
+// close the numbers.
+TEST(OutputCheckTest, DtypesMustMatch) {
+  const at::Tensor want = at::ones({2}, at::kDouble);
+  auto line = check_outputs(at::ones({2}), kInputs, reference_of(want, std::nullopt), {});
+  ASSERT_FALSE(line.ok());
+  EXPECT_THAT(line.status().message(),
+              HasSubstr("output 0 is float[2] but in the model it is double[2]"));
 }
 
 }  // namespace

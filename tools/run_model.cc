@@ -272,13 +272,17 @@ absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& origin
   }
   CheckReference reference;
   reference.name = "the original TorchScript module";
-  reference.run = [module](std::vector<c10::IValue> inputs) mutable -> absl::StatusOr<c10::IValue> {
+  reference.writes_inputs = true;
+  // Without autograd: nothing is differentiated, and a model that writes a
+  // parameter in forward (weight clipping, Embedding's max_norm) runs in
+  // PyTorch only so.
+  reference.run = [module](std::vector<c10::IValue>& inputs) mutable -> absl::StatusOr<c10::IValue> {
     try {
-      return module.forward(std::move(inputs));
+      at::NoGradGuard no_grad;
+      return module.forward(inputs);
     } catch (const std::exception& e) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--check: the original module failed on these inputs: ",
-                       first_line_of(exception_message(e))));
+          absl::StrCat("--check: the original module failed on these inputs: ", script_error_message(e)));
     }
   };
   // Its float64 twin, from the same state; made now, used only when outputs
@@ -290,9 +294,10 @@ absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& origin
     reference.run_exact = [exact](std::vector<c10::IValue> inputs) mutable
         -> absl::StatusOr<c10::IValue> {
       try {
+        at::NoGradGuard no_grad;
         return exact.forward(std::move(inputs));
       } catch (const std::exception& e) {
-        return absl::InvalidArgumentError(first_line_of(exception_message(e)));
+        return absl::InvalidArgumentError(script_error_message(e));
       }
     };
   } catch (const std::exception&) {
@@ -394,7 +399,7 @@ CheckReference saved_run_reference(const SavedRun& run, const std::string& descr
   reference.name = description;
   reference.other_kernels = true;
   c10::IValue outputs = c10::ivalue::Tuple::create(run.outputs);
-  reference.run = [outputs](std::vector<c10::IValue>) -> absl::StatusOr<c10::IValue> {
+  reference.run = [outputs](std::vector<c10::IValue>&) -> absl::StatusOr<c10::IValue> {
     return outputs;
   };
   return reference;
@@ -437,9 +442,11 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c
   auto state = (*plan)->make_state();
   std::vector<double> times;
   c10::IValue first;  // the first run's result: what one run of the model gives
+  std::vector<c10::IValue> first_inputs;  // and its inputs as it left them
   const int runs = options.warmup + std::max(1, options.repeat);
   for (int i = 0; i < runs; ++i) {
     std::vector<c10::IValue> run_inputs = deep_copy(inputs);
+    if (i == 0) first_inputs = run_inputs;  // (the same tensors)
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<c10::IValue> result = (*plan)->run(*state, std::move(run_inputs));
     const auto end = std::chrono::steady_clock::now();
@@ -458,7 +465,7 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c
   absl::StrAppend(&report, describe_outputs(first));
   if (reference != nullptr) {
     absl::StatusOr<std::string> checked =
-        check_outputs(first, inputs, *reference, Tolerance{options.atol, options.rtol});
+        check_outputs(first, inputs, *reference, Tolerance{options.atol, options.rtol}, &first_inputs);
     if (!checked.ok()) return checked.status();
     absl::StrAppend(&report, *checked);
   }
