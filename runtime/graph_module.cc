@@ -52,6 +52,22 @@ GraphModule::GraphModule(GraphModule&&) noexcept = default;
 GraphModule& GraphModule::operator=(GraphModule&&) noexcept = default;
 GraphModule::~GraphModule() = default;
 
+void GraphModule::replace_state_tensors(const std::function<at::Tensor(const at::Tensor&)>& replace) {
+  state_version_ = version() + 1;
+  plan_.reset();
+  for (auto& [name, value] : own_attributes_) {
+    if (value.isTensor()) value = replace(value.toTensor());
+  }
+  for (const torch::jit::Module& m : root_.modules()) {
+    const c10::intrusive_ptr<c10::ivalue::Object>& object = m._ivalue();
+    for (size_t i = 0; i < object->slots().size(); ++i) {
+      const c10::IValue& v = object->getSlot(i);
+      if (v.isTensor()) object->setSlot(i, replace(v.toTensor()));
+    }
+  }
+  for (auto& [name, submodule] : graph_submodules_) submodule->replace_state_tensors(replace);
+}
+
 void GraphModule::set_graph(std::unique_ptr<Graph> graph) {
   state_version_ = version() + 1;
   graph_ = std::move(graph);

@@ -29,6 +29,7 @@
 #ifndef FX_RUNTIME_GRAPH_MODULE_H_
 #define FX_RUNTIME_GRAPH_MODULE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -114,6 +115,16 @@ class GraphModule {
       const {
     return graph_submodules_;
   }
+
+  // Replaces every tensor of the module's state by `replace(tensor)`, as
+  // torch's Module._apply does: the module's own attributes, the root's and
+  // its submodules' parameters, buffers and tensor attributes (TorchScript
+  // leaf modules included), and the graph submodules'. `replace` is called
+  // once per place a tensor is held: a tensor held in several (tied weights,
+  // a graph submodule sharing the root's) comes once for each, so memoise it
+  // to keep the sharing. Advances version(). Exceptions from `replace`
+  // propagate, with the places already replaced left replaced.
+  void replace_state_tensors(const std::function<at::Tensor(const at::Tensor&)>& replace);
 
   // Adds an attribute of this GraphModule (not of the root). Fails when the
   // name is taken by an attribute of the module or of the root.

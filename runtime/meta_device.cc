@@ -12,10 +12,11 @@ namespace {
 
 // A tensor of `t`'s sizes, strides and dtype on the meta device, a leaf where
 // `t` is one and an autograd result where `t` is (in-place operators accept
-// the one only when they accept the other).
-at::Tensor meta_like(const at::Tensor& t) {
+// the one only when they accept the other); for a module's state
+// (`as_state`), an autograd result wherever `t` requires grad.
+at::Tensor meta_like(const at::Tensor& t, bool as_state) {
   const at::TensorOptions options = t.options().device(c10::kMeta);
-  if (!t.requires_grad() || t.is_leaf()) {
+  if (!t.requires_grad() || (t.is_leaf() && !as_state)) {
     at::Tensor m = at::empty_strided(t.sizes(), t.strides(), options);
     return t.requires_grad() ? m.requires_grad_(true) : m;
   }
@@ -28,38 +29,34 @@ at::Tensor meta_like(const at::Tensor& t) {
                                                                                t.strides());
 }
 
-}  // namespace
-
 // `v` with its tensors replaced by meta_like ones (quantized and sparse ones
 // stay).
-c10::IValue to_meta(const c10::IValue& v) {
+c10::IValue on_meta(const c10::IValue& v, bool as_state) {
   if (v.isTensor()) {
     const at::Tensor& t = v.toTensor();
     if (!t.defined() || t.is_meta() || t.layout() != c10::kStrided || t.is_quantized()) return v;
-    return meta_like(t);
+    return meta_like(t, as_state);
   }
   if (v.isTuple()) {
     std::vector<c10::IValue> items;
-    for (const c10::IValue& item : v.toTupleRef().elements()) items.push_back(to_meta(item));
+    for (const c10::IValue& item : v.toTupleRef().elements()) items.push_back(on_meta(item, as_state));
     return c10::ivalue::Tuple::create(std::move(items));
   }
   if (v.isList()) {
     c10::impl::GenericList list = v.toList();
     c10::impl::GenericList out(list.elementType());
     out.reserve(list.size());
-    for (size_t i = 0; i < list.size(); ++i) out.push_back(to_meta(list.get(i)));
+    for (size_t i = 0; i < list.size(); ++i) out.push_back(on_meta(list.get(i), as_state));
     return out;
   }
   if (v.isGenericDict()) {
     c10::impl::GenericDict dict = v.toGenericDict();
     c10::impl::GenericDict out(dict.keyType(), dict.valueType());
-    for (const auto& entry : dict) out.insert(entry.key(), to_meta(entry.value()));
+    for (const auto& entry : dict) out.insert(entry.key(), on_meta(entry.value(), as_state));
     return out;
   }
   return v;
 }
-
-namespace {
 
 // A copy of a module object sharing its class and methods, with its tensors
 // on the meta device; submodules copied alike (once each, by `copies`).
@@ -73,12 +70,16 @@ c10::intrusive_ptr<c10::ivalue::Object> meta_object(
   for (size_t i = 0; i < copy->slots().size(); ++i) {
     const c10::IValue slot = copy->getSlot(i);
     copy->setSlot(i, slot.isObject() ? c10::IValue(meta_object(slot.toObject(), copies))
-                                     : to_meta(slot));
+                                     : state_to_meta(slot));
   }
   return copy;
 }
 
 }  // namespace
+
+c10::IValue to_meta(const c10::IValue& value) { return on_meta(value, /*as_state=*/false); }
+
+c10::IValue state_to_meta(const c10::IValue& value) { return on_meta(value, /*as_state=*/true); }
 
 torch::jit::Module module_on_meta(const torch::jit::Module& module) {
   absl::flat_hash_map<const c10::ivalue::Object*, c10::intrusive_ptr<c10::ivalue::Object>> copies;

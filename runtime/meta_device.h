@@ -52,8 +52,12 @@
 //     where the tensor is one and an autograd result where it is one (in-place
 //     operators accept the one only when they accept the other); quantized
 //     and sparse tensors stay as they are.
+//   * `state_to_meta` is `to_meta` for a module's state: a tensor that
+//     requires grad becomes an autograd result, never a leaf, as the copies a
+//     real run of a pass computes on (passes/support/state_shadow.h), so that
+//     a graph that writes a parameter in forward runs on both.
 //   * `module_on_meta` copies the module objects (the root and every
-//     submodule, each once), their tensors `to_meta`; classes and methods are
+//     submodule, each once), their tensors `state_to_meta`; classes and methods are
 //     shared with `module`, which is left as it is.
 #ifndef FX_RUNTIME_META_DEVICE_H_
 #define FX_RUNTIME_META_DEVICE_H_
@@ -66,6 +70,7 @@ namespace fx {
 void ensure_meta_kernels();
 
 c10::IValue to_meta(const c10::IValue& value);
+c10::IValue state_to_meta(const c10::IValue& value);
 
 torch::jit::Module module_on_meta(const torch::jit::Module& module);
 

@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/serialization/import.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <cstdlib>
@@ -104,6 +105,45 @@ TEST(FxrunCheckTest, AnInputTheModelRejectsIsRejectedAsTheModelRejectsIt) {
   Result ok = fxrun("--model=" + model + " --input=" + dense + " --print=none --check");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_THAT(ok.out, HasSubstr("check: max abs difference 0 "));
+}
+
+// Issue 35: a model that writes its own parameter in forward (weight
+// clipping: PyTorch runs it under no_grad) and advances a step counter. The
+// passes that run it (shape_prop, and split to weigh its cut) leave its state
+// as it was, and --check's reference runs without autograd, as PyTorch does:
+// the pipeline computes the model's first call, and what --save writes holds
+// the state the model had.
+TEST(FxrunCheckTest, AModelThatWritesItsStateRunsThroughPassesThatRunIt) {
+  const std::string model = temp_path("writes_its_state.pt");
+  torch::jit::Module m = new_module("WritesItsState");
+  m.register_parameter("weight", (at::arange(4, at::kFloat) - 1.5).requires_grad_(true),
+                       /*is_buffer=*/false);
+  m.register_buffer("steps", at::zeros({1}));
+  m.define(
+      "def forward(self, x):\n"
+      "    self.weight.clamp_(-0.5, 0.5)\n"
+      "    self.steps.add_(1)\n"
+      "    return x * self.weight + self.steps\n");
+  m.save(model);
+  ASSERT_TRUE(m.attr("weight").toTensor().requires_grad());
+  const std::string saved = temp_path("writes_its_state_split.pt");
+  Result r = fxrun("--model=" + model +
+                   " --passes='shape_prop,split{stages=2 cost=time}' --input-shape=4 --print=none "
+                   "--check --save=" + saved);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("check: max abs difference 0 "));
+  // The first call's outputs, as a run without passes gives them.
+  Result once = fxrun("--model=" + model + " --input-shape=4 --print=none --run");
+  ASSERT_EQ(once.exit_code, 0) << once.err;
+  EXPECT_EQ(lines_starting(r.out, "output "), lines_starting(once.out, "output "));
+  torch::jit::Module written = torch::jit::load(saved);
+  for (const auto& buffer : written.named_buffers()) {
+    EXPECT_TRUE(at::equal(buffer.value, at::zeros({1}))) << buffer.name << ": " << buffer.value;
+  }
+  for (const auto& parameter : written.named_parameters()) {
+    EXPECT_TRUE(at::equal(parameter.value.detach(), at::arange(4, at::kFloat) - 1.5))
+        << parameter.name << ": " << parameter.value;
+  }
 }
 
 // Issue 25: --device=meta failed for every model with parameters with

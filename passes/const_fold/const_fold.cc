@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
+#include "runtime/execution_plan.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
@@ -181,10 +182,17 @@ absl::StatusOr<ConstFoldReport> fold_constants(GraphModule& module) {
   sub->output(Argument::Tuple(std::move(results)));
   auto constants = GraphModule::from_referenced(module, std::move(sub), "ConstantSubgraph");
   if (!constants.ok()) return constants.status();
+  // Outside InferenceMode (the plan's default): the attributes are then
+  // normal tensors, which later runs with autograd (shape_prop's, a user's)
+  // can read beside parameters that require grad.
+  PlanOptions plan_options;
+  plan_options.inference_mode = false;
+  auto plan = ExecutionPlan::compile(*constants, plan_options);
+  if (!plan.ok()) return plan.status();
   absl::StatusOr<c10::IValue> values;
   {
     at::NoGradGuard no_grad;
-    values = constants->forward({});
+    values = (*plan)->run({});
   }
   if (!values.ok()) {
     return absl::Status(values.status().code(),

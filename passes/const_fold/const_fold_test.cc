@@ -62,6 +62,10 @@ TEST(ConstFoldTest, AChainOfPureOperatorsOnWeightsBecomesOneAttribute) {
   EXPECT_EQ(gm.graph().find_node("mm")->args()[1].to_node()->target(), "_FX_CONST_FOLDED_ATTRS");
   EXPECT_TRUE(at::equal(gm.get_attr("_FX_CONST_FOLDED_ATTRS")->toTensor(),
                         gm.get_attr("w")->toTensor().t() * 2));
+  // A normal tensor, as a parameter is: a run with autograd may read it
+  // beside tensors that require grad (an inference tensor cannot be saved
+  // for backward).
+  EXPECT_FALSE(gm.get_attr("_FX_CONST_FOLDED_ATTRS")->toTensor().is_inference());
   EXPECT_TRUE(at::allclose(run(gm, input), before));
   // The weight the folded value came from is left to dce.
   gm.graph().eliminate_dead_code();

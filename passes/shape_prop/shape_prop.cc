@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "core/printer.h"
 #include "core/well_known.h"
+#include "passes/support/state_shadow.h"
 #include "runtime/interpreter.h"
 #include "runtime/meta_device.h"
 #include "runtime/operator_binding.h"
@@ -111,74 +112,6 @@ bool is_call(const Node& node) {
          node.op() == Op::kCallModule;
 }
 
-// Keeps a real run from changing the module: shape propagation is an
-// analysis, and a pass that advanced a counter or a batch norm's running
-// statistics would change what every later run computes. Before the run it
-// copies every tensor of the module's state that may be written (those that
-// do not require grad: autograd refuses in-place writes to the others), and
-// after it writes each copy back: all of them, since kernels write some
-// arguments without moving their version counter (the CPU batch norm its
-// running statistics). A tensor that requires grad and whose version moved
-// (written with grad disabled) cannot be restored and is reported.
-// Inference tensors are left out: a run outside InferenceMode cannot write
-// them.
-class StateRestorer {
- public:
-  explicit StateRestorer(const GraphModule& module) {
-    at::NoGradGuard no_grad;
-    add(module);
-  }
-
-  // Restores the state (again after each run); an error names a tensor it
-  // could not restore.
-  absl::Status restore() {
-    at::NoGradGuard no_grad;
-    std::vector<std::string> unrestored;
-    for (Entry& e : entries_) {
-      if (!e.saved.defined()) {
-        if (e.tensor._version() != e.version) unrestored.push_back(e.name);
-      } else if (e.tensor.sizes() == e.saved.sizes()) {
-        e.tensor.copy_(e.saved);
-      } else {
-        e.tensor.set_(e.saved.clone());  // the run resized it
-      }
-    }
-    if (unrestored.empty()) return absl::OkStatus();
-    return absl::FailedPreconditionError(absl::StrCat(
-        "shape_prop's run on real tensors wrote ", absl::StrJoin(unrestored, ", "),
-        ", which require(s) grad and so were not copied before the run: the module is changed; "
-        "use shape_prop{device=meta}, which writes no tensor of the module"));
-  }
-
- private:
-  struct Entry {
-    std::string name;
-    at::Tensor tensor;
-    int64_t version;
-    at::Tensor saved;  // undefined where the tensor requires grad
-  };
-
-  void add(const GraphModule& module) {
-    for (const auto& attribute : module.root().named_attributes(/*recurse=*/true)) {
-      add(attribute.name, attribute.value);
-    }
-    for (const auto& [name, value] : module.own_attributes()) add(name, value);
-    for (const auto& [name, submodule] : module.graph_submodules()) add(*submodule);
-  }
-
-  void add(const std::string& name, const c10::IValue& value) {
-    if (!value.isTensor()) return;
-    const at::Tensor& t = value.toTensor();
-    if (!t.defined() || t.is_inference() || !seen_.insert(t.unsafeGetTensorImpl()).second) return;
-    Entry e{name, t, t._version(), at::Tensor()};
-    if (!t.requires_grad()) e.saved = t.clone();
-    entries_.push_back(std::move(e));
-  }
-
-  std::vector<Entry> entries_;
-  absl::flat_hash_set<const c10::TensorImpl*> seen_;
-};
-
 using Results = absl::flat_hash_map<const Node*, MetaValue>;
 
 // Records what each node produced, on the CPU.
@@ -233,9 +166,15 @@ class ShadowRun : public Interpreter {
     std::vector<c10::IValue> inputs;
     inputs.reserve(inputs_.size());
     for (const c10::IValue& input : inputs_) inputs.push_back(deep_copy(input));
-    if (!state_) state_.emplace(module());
+    // Each request runs from the module's own state.
+    if (state_ == nullptr) {
+      auto shadow = StateShadow::enter(module());
+      if (!shadow.ok()) return shadow.status();
+      state_ = *std::move(shadow);
+    } else if (absl::Status s = state_->renew(); !s.ok()) {
+      return s;
+    }
     absl::StatusOr<c10::IValue> ran = run(std::move(inputs));
-    if (absl::Status restored = state_->restore(); !restored.ok()) return restored;
     if (!ran.ok()) return ran.status();
     return known_.at(&target);
   }
@@ -261,7 +200,7 @@ class ShadowRun : public Interpreter {
   }
 
   const std::vector<c10::IValue>& inputs_;
-  std::optional<StateRestorer> state_;  // made before the first run
+  std::unique_ptr<StateShadow> state_;  // made before the first run
   std::vector<const Node*> in_place_;
   absl::flat_hash_set<const Node*> needed_;
   absl::flat_hash_map<const Node*, c10::IValue> known_;
@@ -318,7 +257,7 @@ absl::Status propagate_on_meta(GraphModule& module, const std::vector<c10::IValu
   NodeMap copy_of;
   GraphModule meta_module(meta_root, module.graph().copy(&copy_of), module.class_name());
   for (const auto& [name, value] : module.own_attributes()) {
-    if (absl::Status s = meta_module.add_attribute(name, to_meta(value)); !s.ok()) return s;
+    if (absl::Status s = meta_module.add_attribute(name, state_to_meta(value)); !s.ok()) return s;
   }
   for (const auto& [target, functions] : module.functions()) {
     for (const torch::jit::StrongFunctionPtr& f : functions) meta_module.add_function(target, f);
@@ -363,11 +302,10 @@ absl::StatusOr<ShapePropReport> propagate_shapes(GraphModule& module,
       std::vector<c10::IValue> inputs;
       inputs.reserve(example_inputs.size());
       for (const c10::IValue& input : example_inputs) inputs.push_back(deep_copy(input));
-      StateRestorer state(module);
+      auto state = StateShadow::enter(module);
+      if (!state.ok()) return state.status();
       RecordingRun run(module, results);
-      absl::Status ran = run.run(std::move(inputs)).status();
-      if (absl::Status restored = state.restore(); !restored.ok()) return restored;
-      if (!ran.ok()) return ran;
+      if (absl::Status ran = run.run(std::move(inputs)).status(); !ran.ok()) return ran;
     }
   } catch (const std::exception& e) {  // libtorch outside a node (copying the state)
     return absl::InternalError(absl::StrCat("shape_prop: ", exception_message(e)));

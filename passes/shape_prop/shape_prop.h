@@ -68,14 +68,12 @@
 //     inputs are not changed: the graph runs on copies. Neither is the
 //     module's state, unlike torch.fx's ShapeProp (whose run advances a
 //     training-mode batch norm's statistics and any counter the model keeps,
-//     so that every later run computes something else): the tensors of the
-//     state that a run can write (those that do not require grad; autograd
-//     refuses in-place writes to the others) are copied before a real run and
-//     those it wrote are restored after it. The copies cost memory (a model's
-//     buffers, and weights that do not require grad, as frozen ones); the
-//     meta device copies nothing unless a node falls back to real tensors.
-//     A tensor requiring grad that the run wrote all the same (under no_grad)
-//     cannot be restored: that is an error, naming it.
+//     so that every later run computes something else): a real run computes
+//     on copies of the state (passes/support/state_shadow.h), made for
+//     autograd, so that a model that writes a parameter in forward (weight
+//     clipping, Embedding's max_norm) and attributes computed under
+//     InferenceMode run too. The copies cost memory (the model's state, once);
+//     the meta device copies nothing unless a node falls back to real tensors.
 //   * Errors: no example inputs (the message says how to give them), a wrong
 //     number of inputs (naming the placeholders), and a node that fails on
 //     real tensors (the Interpreter's error, naming the node and its target).

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
 
 #include "core/printer.h"
 #include "core/well_known.h"
@@ -217,18 +218,57 @@ TEST_F(ShapePropTest, TheModulesStateIsAsBefore) {
   }
   EXPECT_EQ(field(gm, nonzero->name(), "shape"), ints({12, 2}));
 
-  // A tensor that requires grad is not copied (autograd refuses to write it),
-  // so a run that writes it all the same (grad disabled) is an error naming it.
+  // A parameter the graph writes in forward (weight clipping, Embedding's
+  // max_norm: PyTorch runs them under no_grad) runs too, with autograd on and
+  // the parameter untouched; a result computed from it still requires grad.
+  // So does a model holding tensors made under InferenceMode (const_fold's
+  // results) beside parameters that require grad, which autograd cannot save
+  // for backward as they are.
   auto g2 = std::make_unique<Graph>();
   Node* y = g2->placeholder("y");
-  g2->output(g2->call_function("aten::add_.Tensor", {g2->get_attr("weight"), y}));
+  Node* clipped = g2->call_function("aten::clamp_", {g2->get_attr("weight"), -0.5, 0.5});
+  Node* scaled = g2->call_function("aten::mul.Tensor", {y, clipped});
+  g2->output(g2->call_function("aten::mul.Tensor", {scaled, g2->get_attr("folded")}));
   GraphModule written(empty_module("WritesItsWeight"), std::move(g2));
-  ASSERT_TRUE(written.add_attribute("weight", at::zeros({2}).requires_grad_(true)).ok());
-  at::NoGradGuard no_grad;
-  auto failed = propagate_shapes(written, {at::ones({2})});
-  ASSERT_FALSE(failed.ok());
-  EXPECT_THAT(std::string(failed.status().message()),
-              AllOf(HasSubstr("wrote weight"), HasSubstr("shape_prop{device=meta}")));
+  ASSERT_TRUE(written.add_attribute("weight", at::full({2}, 2.0).requires_grad_(true)).ok());
+  at::Tensor folded;
+  {
+    c10::InferenceMode inference;
+    folded = at::ones({2}) * 3;
+  }
+  ASSERT_TRUE(folded.is_inference());
+  ASSERT_TRUE(written.add_attribute("folded", folded).ok());
+  for (ShapePropDevice device : {ShapePropDevice::kCpu, ShapePropDevice::kMeta}) {
+    auto report = propagate_shapes(written, {at::ones({2})}, {device});
+    ASSERT_TRUE(report.ok()) << report.status();
+    const at::Tensor weight = written.get_attr("weight")->toTensor();
+    EXPECT_TRUE(at::equal(weight.detach(), at::full({2}, 2.0))) << weight;
+    EXPECT_TRUE(weight.requires_grad() && weight.is_leaf());
+    EXPECT_TRUE(written.get_attr("folded")->toTensor().is_same(folded));
+    EXPECT_EQ(field(written, scaled->name(), "requires_grad"), true);
+  }
+}
+
+// Tensors sharing storage are copied sharing it: a write through one is seen
+// by the other, as in the model (a buffer that is a view of another).
+TEST_F(ShapePropTest, StateSharingStorageStaysShared) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->call_function("aten::add_.Scalar", {g->get_attr("head"), 1});
+  Node* read = g->call_function("aten::add.Tensor", {x, g->get_attr("whole")});
+  Node* nonzero = g->call_function("aten::nonzero", {read});
+  g->output(Argument::Tuple({read, nonzero}));
+  GraphModule gm(empty_module("Shared"), std::move(g));
+  const at::Tensor whole = at::zeros({4});
+  ASSERT_TRUE(gm.add_attribute("whole", whole).ok());
+  ASSERT_TRUE(gm.add_attribute("head", whole.narrow(0, 0, 2)).ok());
+  // x + whole after head += 1 is [1, 1, 0, 0] + x: two nonzero entries for x = 0.
+  for (ShapePropDevice device : {ShapePropDevice::kCpu, ShapePropDevice::kMeta}) {
+    ASSERT_TRUE(propagate_shapes(gm, {at::zeros({4})}, {device}).ok());
+    EXPECT_EQ(field(gm, nonzero->name(), "shape"), ints({2, 1}));
+    EXPECT_TRUE(at::equal(whole, at::zeros({4})));
+    EXPECT_EQ(field(gm, "head", "stride"), ints({1}));
+  }
 }
 
 TEST_F(ShapePropTest, MetaDeviceFallsBackToRealTensorsWhereItCannotRun) {

@@ -18,7 +18,9 @@
 #include "absl/strings/str_join.h"
 #include "core/message_text.h"
 #include "core/well_known.h"
+#include "passes/support/state_shadow.h"
 #include "runtime/interpreter.h"
+#include "runtime/value_conversion.h"
 
 namespace fx {
 namespace {
@@ -96,15 +98,17 @@ class ProfilingInterpreter : public Interpreter {
   Profile& profile_;
 };
 
+// Runs on copies of the inputs and of the module's state: the cut is chosen
+// by running the model, which must not advance what it keeps (a step
+// counter, a batch norm's statistics) for the runs and the file that follow.
 absl::StatusOr<Profile> profile(GraphModule& gm, const std::vector<c10::IValue>& inputs,
                                 int runs) {
+  auto state = StateShadow::enter(gm);
+  if (!state.ok()) return state.status();
   Profile p;
   ProfilingInterpreter interpreter(gm, p);
   for (int i = 0; i < runs; ++i) {
-    // Inputs are copied: a graph may write into its inputs.
-    std::vector<c10::IValue> copies;
-    for (const c10::IValue& v : inputs) copies.push_back(v.isTensor() ? v.toTensor().clone() : v);
-    auto out = interpreter.run(std::move(copies));
+    auto out = interpreter.run(deep_copy(inputs));
     if (!out.ok()) {
       return absl::Status(out.status().code(),
                           absl::StrCat("split: the profiling run failed: ", out.status().message()));

@@ -176,6 +176,52 @@ TEST(SplitTest, TimeCostProfilesTheGraph) {
                                        "resnet18 cost=time");
 }
 
+// A model that keeps state: `steps.add_(1)` each call, and a weight it clips
+// in place (under no_grad, as weight clipping does).
+GraphModule stateful_graph() {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* steps = g->get_attr("steps");
+  Node* weight = g->get_attr("weight");
+  g->call_function("aten::add_.Scalar", {steps, 1});
+  g->call_function("aten::clamp_", {weight, -0.5, 0.5});
+  Node* scaled = g->call_function("aten::mul.Tensor", {x, weight});
+  Node* shifted = g->call_function("aten::add.Tensor", {scaled, steps});
+  g->output(g->call_function("aten::relu", {shifted}));
+  GraphModule gm(empty_module("Stateful"), std::move(g), "Stateful");
+  EXPECT_TRUE(gm.add_attribute("steps", at::zeros({1})).ok());
+  EXPECT_TRUE(gm.add_attribute("weight", (at::arange(4) - 1.5).requires_grad_(true)).ok());
+  return gm;
+}
+
+// Choosing the cut runs the model on the example inputs (three times with
+// cost=time): the state it leaves is the model's own, so that the pipeline
+// computes the model's first call and a saved module holds its state.
+TEST(SplitTest, ProfilingRunsLeaveTheModulesStateAsItWas) {
+  for (SplitCost cost : {SplitCost::kTime, SplitCost::kParams}) {
+    GraphModule gm = stateful_graph();
+    const at::Tensor steps = gm.get_attr("steps")->toTensor();
+    const at::Tensor weight = gm.get_attr("weight")->toTensor();
+    const std::vector<c10::IValue> inputs = {at::ones({4})};
+    SplitOptions options;
+    options.stages = 2;
+    options.cost = cost;
+    options.example_inputs = &inputs;
+    auto report = split_into_stages(gm, options);
+    ASSERT_TRUE(report.ok()) << report.status();
+    // The module's tensors, with their values.
+    EXPECT_TRUE(at::equal(steps, at::zeros({1}))) << steps;
+    EXPECT_TRUE(at::equal(weight.detach(), at::arange(4) - 1.5)) << weight;
+    EXPECT_TRUE(weight.requires_grad());
+    // The first call computes what the model's first call computes.
+    at::NoGradGuard no_grad;
+    auto out = gm(inputs);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TRUE(at::equal(out->toTensor(), at::tensor({0.5f, 0.5f, 1.5f, 1.5f})))
+        << out->toTensor();
+  }
+}
+
 // A transformer block (attention and MLP, tests/fixtures/real_models.py) and
 // a small GPT of two such blocks, cut at its second block.
 void expect_split_runs_like_the_model(const std::string& name, SplitOptions options) {
