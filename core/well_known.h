@@ -45,7 +45,8 @@
 //   kExportedProgramKey   "exported_program" (graph meta): the torch.export
 //                         program a graph was read from ("torch_version",
 //                         "schema_version", "layout": "legacy" or "pt2",
-//                         "root_type");
+//                         "root_type", and "non_persistent_buffers": the
+//                         targets of buffers it keeps out of its state dict);
 //   kExportedValueKey     "_exported": what a torch.export program said of a
 //                         node's value, kept so that it can be written back
 //                         exactly: "metadata" (the program's stack_trace,
@@ -100,6 +101,16 @@ inline constexpr absl::string_view kAssertIsNoneTarget = "torch.fx._symbolic_tra
 // message)` in Python and `assert x is not None, message` in TorchScript,
 // which refines x's type as TorchScript's own code does.
 inline constexpr absl::string_view kAssertIsNotNoneTarget = "fx.assert_is_not_none";
+// True for call_function targets that check something and compute nothing
+// (their result, if any, is None): torch._assert, torch.fx's _assert_is_none,
+// fx.assert_is_not_none, and the ATen assertions torch.export records
+// (aten::_assert_async, _assert_scalar, _assert_tensor_metadata,
+// sym_constrain_range, sym_constrain_range_for_size, any overload), as
+// torch.fx's `_side_effectful_functions` lists them. Dead-code elimination
+// keeps them; passes that look for what writes or reads a value's data may
+// pass them by.
+bool is_assertion_target(absl::string_view target);
+
 inline constexpr absl::string_view kGetItemTarget = "operator.getitem";
 inline constexpr absl::string_view kNotTarget = "operator.not_";
 inline constexpr absl::string_view kGetAttrTarget = "getattr";

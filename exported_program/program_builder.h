@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -72,8 +73,11 @@ class ProgramBuilder {
                                                    op_name(n.op()), " ", n.target(),
                                                    ") to a torch.export program: ", why));
   }
-  bool legacy() const { return options_.layout == WriteLayout::kLegacy; }
+  bool legacy() const { return chosen_layout(gm_, options_) == WriteLayout::kLegacy; }
   std::string fresh_name(const std::string& base);
+  // The buffers the program the graph was read from kept out of its state
+  // dict (graph meta "exported_program"), by target.
+  const absl::flat_hash_set<std::string>& non_persistent_buffers();
   absl::Status classify();
   absl::Status add_lifted(const IrNode& n);
   absl::Status add_user_input(const IrNode& p);
@@ -103,6 +107,7 @@ class ProgramBuilder {
   Graph& graph() { return program_.graph_module.graph; }
 
   std::set<std::string> taken_;
+  std::optional<absl::flat_hash_set<std::string>> non_persistent_buffers_;
   // Program value name of each node (placeholders, get_attrs, results).
   absl::flat_hash_map<const IrNode*, std::string> names_;
   absl::flat_hash_map<const IrNode*, ValueKind> kinds_;
@@ -112,6 +117,11 @@ class ProgramBuilder {
     std::string name;
     InputSpec::Kind kind;
     at::Tensor tensor;
+    bool persistent = true;  // a buffer in the state dict (else kept with the constants)
+    // Stored with the constants (tensor constants, non-persistent buffers).
+    bool with_constants() const {
+      return kind == InputSpec::Kind::kTensorConstant || (kind == InputSpec::Kind::kBuffer && !persistent);
+    }
   };
   std::vector<Lifted> lifted_;
   absl::flat_hash_map<std::string, size_t> lifted_by_target_;

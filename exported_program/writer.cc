@@ -165,6 +165,7 @@ absl::StatusOr<std::string> ProgramBuilder::build() {
       s.arg.kind = Argument::Kind::kTensor;
       s.arg.names = {l.name};
       s.target = l.target;
+      s.persistent = l.persistent;
       program_.graph_module.input_specs.push_back(s);
       graph().inputs.push_back(s.arg);
     }
@@ -220,6 +221,22 @@ absl::StatusOr<std::string> ProgramBuilder::build() {
 
 using writer_internal::IrGraphModule;
 using writer_internal::ProgramBuilder;
+
+WriteLayout chosen_layout(const IrGraphModule& gm, const WriteOptions& options) {
+  if (options.layout) return *options.layout;
+  const MetaValue* source = gm.meta().find(kExportedProgramKey);
+  const MetaValue* layout = source && source->is_map() ? source->to_map().find("layout") : nullptr;
+  return layout != nullptr && layout->is_string() && layout->to_string() == "legacy" ? WriteLayout::kLegacy
+                                                                                    : WriteLayout::kPt2Archive;
+}
+
+std::string describe_layout(WriteLayout layout) {
+  return layout == WriteLayout::kLegacy
+             ? "the legacy torch.export zip, which torch 2.1 to 2.14 read (--pt2-layout=pt2 writes the PT2 archive "
+               "of torch 2.8 and later)"
+             : "the PT2 archive, which torch 2.8 and later read (--pt2-layout=legacy writes the zip of torch 2.1 "
+               "to 2.7)";
+}
 
 absl::StatusOr<std::string> write_program(const IrGraphModule& gm, const WriteOptions& options) {
   if (absl::Status s = gm.check_storable("a torch.export program"); !s.ok()) return s;

@@ -36,10 +36,12 @@
 //   * Weights: parameters and buffers once each (tensors that share storage
 //     share one entry), constants likewise; the example inputs when given.
 //
-// Layouts: WriteLayout::kPt2Archive (the default) is what torch 2.8 and later
-// write and read. kLegacy is the zip torch 2.1 to 2.7 write (schema 8.2,
-// without the fields later versions added), for readers of those versions;
-// its state dict is a torch.save pickle with parameters as nn.Parameter.
+// Layouts: WriteLayout::kPt2Archive is what torch 2.8 and later write and
+// read. kLegacy is the zip torch 2.1 to 2.7 write (schema 8.2, without the
+// fields later versions added), for readers of those versions; its state dict
+// is a torch.save pickle with parameters as nn.Parameter. By default a graph
+// read from a program is written in the layout it was read in (the torch
+// that wrote it reads that one), any other graph as the PT2 archive.
 //
 // Contracts:
 //   * A graph that is not expressible as a torch.export program is refused,
@@ -67,7 +69,8 @@ namespace exported {
 enum class WriteLayout { kPt2Archive, kLegacy };
 
 struct WriteOptions {
-  WriteLayout layout = WriteLayout::kPt2Archive;
+  // Unset: the layout the graph's program was read in, else the PT2 archive.
+  std::optional<WriteLayout> layout;
   // The PT2 archive's top folder (torch uses the file's name) and model name.
   std::string archive_name = "model";
   std::string model_name = "model";
@@ -76,6 +79,12 @@ struct WriteOptions {
 };
 
 absl::StatusOr<std::string> write_program(const ::fx::GraphModule& gm, const WriteOptions& options = {});
+
+// The layout write_program writes `gm` in with `options`.
+WriteLayout chosen_layout(const ::fx::GraphModule& gm, const WriteOptions& options);
+
+// "the PT2 archive (torch 2.8 and later read it)", "the legacy zip (...)".
+std::string describe_layout(WriteLayout layout);
 
 }  // namespace exported
 }  // namespace fx

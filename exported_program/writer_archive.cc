@@ -122,7 +122,7 @@ absl::StatusOr<std::string> ProgramBuilder::archive() {
   zip.add(absl::StrCat(root, "models/", model, ".json"), to_json(program_).dump());
   std::vector<std::tuple<std::string, at::Tensor, bool>> weights, constants;
   for (const Lifted& l : lifted_) {
-    auto& list = l.kind == InputSpec::Kind::kTensorConstant ? constants : weights;
+    auto& list = l.with_constants() ? constants : weights;
     list.emplace_back(l.target, l.tensor, l.kind == InputSpec::Kind::kParameter);
   }
   auto w = payloads(weights, "weight_");
@@ -164,7 +164,7 @@ absl::StatusOr<std::string> ProgramBuilder::legacy_archive() {
   c10::impl::GenericDict constants(c10::StringType::get(), c10::TensorType::get());
   absl::flat_hash_set<const c10::TensorImpl*> parameters;
   for (const Lifted& l : lifted_) {
-    (l.kind == InputSpec::Kind::kTensorConstant ? constants : state).insert(l.target, l.tensor);
+    (l.with_constants() ? constants : state).insert(l.target, l.tensor);
     if (l.kind == InputSpec::Kind::kParameter) parameters.insert(l.tensor.unsafeGetTensorImpl());
   }
   auto state_dict = torch_save(state, &parameters);

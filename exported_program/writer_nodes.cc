@@ -16,6 +16,7 @@
 #include "core/well_known.h"
 #include "exported_program/archive.h"
 #include "exported_program/program_builder.h"
+#include "runtime/node_calls.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 
@@ -238,9 +239,13 @@ absl::Status ProgramBuilder::add_call(const IrNode& n) {
   out.name = n.name();
   const ValueKind kind = kinds_[&n];
   if (absl::StrContains(n.target(), "::")) {
-    auto op = find_operator(n.target());
-    if (!op.ok()) return refuse(n, op.status().message());
-    const c10::FunctionSchema& schema = *op->schema;
+    const c10::FunctionSchema* known = builtin_schema(n.target());
+    if (known == nullptr) {
+      auto op = find_operator(n.target());
+      if (!op.ok()) return refuse(n, op.status().message());
+      known = op->schema;
+    }
+    const c10::FunctionSchema& schema = *known;
     const std::string& overload = schema.overload_name();
     std::vector<std::string> parts = absl::StrSplit(schema.name(), "::");
     out.target = absl::StrCat("torch.ops.", parts[0], ".", parts[1], ".", overload.empty() ? "default" : overload);
@@ -268,7 +273,9 @@ absl::Status ProgramBuilder::add_call(const IrNode& n) {
       NamedArgument na;
       na.name = params[i].name();
       na.arg = *std::move(a);
-      if (!legacy()) na.kind = params[i].kwarg_only() ? 2 : 1;
+      // Given by keyword, a keyword (torch reads the positional ones in
+      // order: `dtype` after a defaulted `size` must not become the size).
+      if (!legacy()) na.kind = params[i].kwarg_only() || b.kind == ParamBinding::kKeyword ? 2 : 1;
       out.inputs.push_back(std::move(na));
     }
   } else {

@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -109,6 +110,52 @@ INSTANTIATE_TEST_SUITE_P(
       return absl::StrCat("torch", absl::StrReplaceAll(std::get<0>(info.param), {{".", "_"}}), "_",
                           std::get<1>(info.param) == exported::WriteLayout::kLegacy ? "legacy" : "pt2");
     });
+
+// rotary_block, written as GPT-2 and Llama are: its submodule `block1-0`
+// (torchvision's RegNet names blocks so) is lifted under names that are
+// identifiers, as torch.export names them (ep.module() generates Python
+// from them); its non-persistent buffers (a causal mask, rotary tables) are
+// buffers kept out of the state dict, with the constants; the
+// _assert_tensor_metadata before each `.to(dtype)` keeps its keyword
+// arguments, `device` included, which libtorch 1.13's schema lacks.
+TEST(WriterNamesTest, LiftedNamesNonPersistentBuffersAndMetadataAssertionsAreWrittenAsTorchDoes) {
+  for (const std::string& version : testing::exported_program_versions()) {
+    GraphModule gm = read_program(testing::load_exported_program(version, "rotary_block"));
+    exported::WriteOptions options;
+    auto bytes = exported::write_program(gm, options);
+    ASSERT_TRUE(bytes.ok()) << version << ": " << bytes.status();
+    auto back = exported::load_program(*bytes, "written.pt2");
+    ASSERT_TRUE(back.ok()) << back.status();
+    // The layout it was read in: torch 2.6 reads what it wrote.
+    EXPECT_EQ(back->layout, version == "2.6" ? exported::ArchiveLayout::kLegacy : exported::ArchiveLayout::kPt2Archive);
+    std::map<std::string, std::string> names;
+    std::set<std::string> non_persistent;
+    for (const exported::InputSpec& s : back->program.graph_module.input_specs) {
+      if (s.kind == exported::InputSpec::Kind::kUserInput) continue;
+      names[s.target] = s.arg.names.at(0);
+      if (s.kind == exported::InputSpec::Kind::kBuffer && !s.persistent) non_persistent.insert(s.target);
+    }
+    EXPECT_EQ(names["block1-0.weight"], "p_block1_0_weight") << version;
+    EXPECT_EQ(names["block1-0.bias"], "p_block1_0_bias") << version;
+    EXPECT_EQ(non_persistent, (std::set<std::string>{"causal", "cos", "sin"})) << version;
+    EXPECT_EQ(back->constants.size(), 3u) << version;
+    EXPECT_EQ(back->state.size(), 3u) << version;  // the weight, the bias, `steps`
+    size_t assertions = 0;
+    for (const exported::Node& n : back->program.graph_module.graph.nodes) {
+      if (n.target != "torch.ops.aten._assert_tensor_metadata.default") continue;
+      ++assertions;
+      std::vector<std::string> keywords;
+      for (const exported::NamedArgument& a : n.inputs) {
+        if (a.name != "a") keywords.push_back(a.name);
+        if (a.kind) {
+          EXPECT_EQ(*a.kind, a.name == "a" ? 1 : 2) << version << ": " << a.name;
+        }
+      }
+      EXPECT_EQ(keywords, (std::vector<std::string>{"dtype", "device", "layout"})) << version;
+    }
+    EXPECT_EQ(assertions, version == "2.6" ? 0u : 2u) << version;
+  }
+}
 
 // structured_inputs: forward(self, feats: dict, flag: bool, *, offset), called
 // with ({"a", "b", "unused"}, True, offset=...). torch.export records the

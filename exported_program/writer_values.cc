@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "core/message_text.h"
 #include "core/printer.h"
 #include "core/well_known.h"
@@ -94,6 +94,20 @@ std::string ProgramBuilder::fresh_name(const std::string& base) {
   return name;
 }
 
+const absl::flat_hash_set<std::string>& ProgramBuilder::non_persistent_buffers() {
+  if (!non_persistent_buffers_) {
+    non_persistent_buffers_.emplace();
+    const MetaValue* source = gm_.meta().find(kExportedProgramKey);
+    const MetaValue* list = source && source->is_map() ? source->to_map().find("non_persistent_buffers") : nullptr;
+    if (list != nullptr && list->is_list()) {
+      for (const MetaValue& target : list->to_list()) {
+        if (target.is_string()) non_persistent_buffers_->insert(target.to_string());
+      }
+    }
+  }
+  return *non_persistent_buffers_;
+}
+
 absl::Status ProgramBuilder::add_lifted(const IrNode& n) {
   if (lifted_by_target_.count(n.target()) > 0) {
     names_[&n] = lifted_[lifted_by_target_[n.target()]].name;
@@ -122,8 +136,14 @@ absl::Status ProgramBuilder::add_lifted(const IrNode& n) {
     }
   }
   const char* prefix = kind == InputSpec::Kind::kParameter ? "p_" : kind == InputSpec::Kind::kBuffer ? "b_" : "c_";
-  Lifted l{n.target(), fresh_name(absl::StrCat(prefix, absl::StrReplaceAll(n.target(), {{".", "_"}}))), kind,
-           value->toTensor()};
+  // torch.export's names: the target with every character that cannot be in
+  // an identifier (`.`, the `-` of RegNet's `block1-0`) made `_`.
+  std::string name = absl::StrCat(prefix, n.target());
+  for (char& c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  }
+  Lifted l{n.target(), fresh_name(name), kind, value->toTensor()};
+  l.persistent = kind != InputSpec::Kind::kBuffer || !non_persistent_buffers().contains(n.target());
   lifted_by_target_[n.target()] = lifted_.size();
   lifted_.push_back(l);
   names_[&n] = l.name;

@@ -32,7 +32,7 @@ const std::vector<std::string>& versions() {
 
 const std::vector<std::string>& programs() {
   static const std::vector<std::string> p = {"conv_net", "dynamic_batch", "linear_bn",
-                                             "special_floats", "structured_inputs"};
+                                             "special_floats", "structured_inputs", "rotary_block"};
   return p;
 }
 
@@ -114,6 +114,29 @@ TEST(FxrunExportedPrograms, SavesBothLayoutsThatReadBackAndCheck) {
         EXPECT_TRUE(absl::EndsWith(line_starting(again.out, "check: "), ": ok")) << what;
       }
     }
+  }
+}
+
+// Issue 35: a program torch 2.6 wrote, saved without --pt2-layout, was
+// written as the PT2 archive, which torch 2.6 cannot load. It is written in
+// the layout it was read in, and fxrun says which.
+TEST(FxrunExportedPrograms, SavesInTheLayoutTheProgramWasReadInAndSaysWhich) {
+  for (const std::string& version : versions()) {
+    const std::string out = temporary_path(absl::StrCat("default_layout", version, ".pt2"));
+    auto saved = run_fxrun(absl::StrCat("--model=", program(version, "rotary_block"),
+                                        " --passes=dce --print=none --save=", out));
+    ASSERT_EQ(saved.exit_code, 0) << version << ": " << saved.err;
+    const bool legacy = version == "2.6";
+    EXPECT_THAT(saved.err, HasSubstr(absl::StrCat("--save writes ", out, " as ",
+                                                  legacy ? "the legacy torch.export zip" : "the PT2 archive")))
+        << version;
+    // (The zip's member names: the legacy zip's program, the archive's marker.)
+    const std::string bytes = testing::read_file(out);
+    EXPECT_EQ(absl::StrContains(bytes, "serialized_exported_program.json"), legacy) << version;
+    EXPECT_EQ(absl::StrContains(bytes, "/archive_format"), !legacy) << version;
+    auto again = run_fxrun(absl::StrCat("--model=", out, " --check --print=none --expected=",
+                                        program(version, "rotary_block", ".expected.pt")));
+    EXPECT_EQ(again.exit_code, 0) << version << ": " << again.err;
   }
 }
 

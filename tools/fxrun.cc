@@ -277,7 +277,9 @@ int run(int argc, char** argv) {
     const std::string layout = absl::GetFlag(FLAGS_pt2_layout);
     if (layout == "legacy") {
       write_options.layout = exported::WriteLayout::kLegacy;
-    } else if (layout != "pt2") {
+    } else if (layout == "pt2") {
+      write_options.layout = exported::WriteLayout::kPt2Archive;
+    } else {
       fail(absl::StrCat("--pt2-layout takes pt2 or legacy, not ", quote_for_message(layout)));
     }
     if (!save_program) fail("--pt2-layout says how --save writes a .pt2 file: add --save=FILE.pt2");
@@ -531,6 +533,8 @@ int run(int argc, char** argv) {
     auto bytes = exported::write_program(*gm, write_options);
     if (!bytes.ok()) fail(absl::StrCat("--save: ", bytes.status().message()));
     saved->stream() << *bytes;
+    std::cerr << "fxrun: --save writes " << saved->path() << " as "
+              << exported::describe_layout(exported::chosen_layout(*gm, write_options)) << "\n";
   } else if (saved) {
     auto exported = export_to_torchscript(*gm);
     if (!exported.ok()) fail(exported.status().message());

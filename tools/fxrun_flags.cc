@@ -30,9 +30,9 @@ ABSL_FLAG(std::string, output, "", "write the printed or emitted result to this 
 ABSL_FLAG(std::string, save, "",
           "export the final graph to this file: a torch.export program when its name ends in "
           ".pt2 (torch.export.load reads it), else a TorchScript module (torch.jit.load reads it)");
-ABSL_FLAG(std::string, pt2_layout, "pt2",
+ABSL_FLAG(std::string, pt2_layout, "",
           "the layout --save=X.pt2 writes: pt2 (the PT2 archive, torch 2.8 and later) or legacy "
-          "(the zip torch 2.1 to 2.7 read)");
+          "(the zip torch 2.1 to 2.7 write); by default the layout the program was read in, else pt2");
 ABSL_FLAG(std::string, graph, "",
           "read the graph from this file (written by --emit=json) instead of tracing; its "
           "parameters and submodules come from --model");

@@ -19,6 +19,7 @@
 #include "core/message_text.h"
 #include "core/python_operators.h"
 #include "core/well_known.h"
+#include "runtime/node_calls.h"
 #include "runtime/operator_binding.h"
 #include "tracer/program_walker.h"
 
@@ -174,20 +175,25 @@ absl::Status ProgramWalker::build_root() {
           " (input ", quote_for_message(s.target), "): programs with side-effecting custom operators "
           "or TorchScript objects are not supported"));
     }
+    // Constants and non-persistent buffers (a causal mask, rotary tables:
+    // not in the state dict) are kept with the constants; some versions keep
+    // them with the weights all the same.
     const bool is_constant = s.kind == Kind::kTensorConstant;
-    const auto& table = is_constant ? constants : state;
-    auto found = table.find(s.target);
-    if (found == table.end() && is_constant) {
-      // Some versions keep constants with the weights.
-      found = state.find(s.target);
-      if (found == state.end()) found = table.end();
+    const bool with_constants = is_constant || (s.kind == Kind::kBuffer && !s.persistent);
+    const at::Tensor* tensor = nullptr;
+    for (const auto* table : with_constants ? std::initializer_list<decltype(&state)>{&constants, &state}
+                                            : std::initializer_list<decltype(&state)>{&state}) {
+      if (auto found = table->find(s.target); found != table->end()) {
+        tensor = found->second;
+        break;
+      }
     }
-    if (found == table.end() && found == state.end()) {
+    if (tensor == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the program's ", s.kind == Kind::kParameter ? "parameter" : is_constant ? "constant" : "buffer",
-          " ", quote_for_message(s.target), " is not in the archive's weights"));
+          " ", quote_for_message(s.target), " is not in the archive's ",
+          with_constants ? "constants or weights" : "weights"));
     }
-    const at::Tensor& tensor = *found->second;
     const std::string owner_path = owner_of(s.target);
     const std::string attr = owner_path.empty() ? s.target : s.target.substr(owner_path.size() + 1);
     torch::jit::Module& owner = module_at(owner_path);
@@ -195,16 +201,17 @@ absl::Status ProgramWalker::build_root() {
     // Tied weights: torch.export lifts one parameter once per module that
     // uses it, each naming the same attribute.
     if (!registered_.insert(s.target).second) continue;
+    if (s.kind == Kind::kBuffer && !s.persistent) non_persistent_buffers_.push_back(s.target);
     if (owner.hasattr(attr)) {
       return absl::InvalidArgumentError(absl::StrCat("the program lifts ", quote_for_message(s.target),
                                                      ", which is also a submodule's name"));
     }
     if (s.kind == Kind::kParameter) {
-      owner.register_parameter(attr, tensor, /*is_buffer=*/false);
+      owner.register_parameter(attr, *tensor, /*is_buffer=*/false);
     } else if (s.kind == Kind::kBuffer) {
-      owner.register_buffer(attr, tensor);
+      owner.register_buffer(attr, *tensor);
     } else {
-      owner.register_attribute(attr, c10::TensorType::get(), tensor);
+      owner.register_attribute(attr, c10::TensorType::get(), *tensor);
     }
   }
   return absl::OkStatus();
@@ -214,7 +221,9 @@ absl::Status ProgramWalker::add_node(const ep::Node& n) {
   const std::string w = where(n);
   std::string target = operator_target(n.target);
   const c10::FunctionSchema* schema = nullptr;
-  if (!target.empty()) {
+  if (!target.empty() && (schema = builtin_schema(target)) != nullptr) {
+    // run by FX for C++ itself, on any libtorch
+  } else if (!target.empty()) {
     auto op = find_operator(target);
     if (!op.ok()) {
       return absl::NotFoundError(absl::StrCat(
@@ -245,8 +254,11 @@ absl::Status ProgramWalker::add_node(const ep::Node& n) {
     if (!v.ok()) return v.status();
     bool keyword = na.kind && *na.kind == 2;
     if (!na.kind && schema != nullptr) {
-      for (const c10::Argument& p : schema->arguments()) {
-        if (p.name() == na.name) keyword = p.kwarg_only();
+      // The legacy layout does not say: keyword-only parameters, and any
+      // that follows a parameter left to its default, are keywords.
+      const auto& params = schema->arguments();
+      for (size_t p = 0; p < params.size(); ++p) {
+        if (params[p].name() == na.name) keyword = params[p].kwarg_only() || p != args.size();
       }
     }
     if (keyword) {

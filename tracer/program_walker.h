@@ -115,6 +115,8 @@ class ProgramWalker {
   // whether it is a module attribute (else an own attribute of the GraphModule).
   absl::flat_hash_map<std::string, std::string> lifted_;
   std::set<std::string> registered_;
+  // Buffers the program does not keep in its state dict, in input order.
+  std::vector<std::string> non_persistent_buffers_;
   size_t next_ = 0;  // the next program node to process
 };
 

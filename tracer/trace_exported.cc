@@ -21,6 +21,10 @@ void ProgramWalker::record_graph_meta(GraphModule& gm) {
               {"schema_version", absl::StrCat(program_.schema_major, ".", program_.schema_minor)},
               {"layout", loaded_.layout == ep::ArchiveLayout::kLegacy ? "legacy" : "pt2"},
               {"root_type", root_type_}};
+  if (!non_persistent_buffers_.empty()) {
+    source.set("non_persistent_buffers",
+               MetaValue::List(non_persistent_buffers_.begin(), non_persistent_buffers_.end()));
+  }
   gm.meta().set(kExportedProgramKey, std::move(source));
   Meta symbols;
   for (const auto& [name, r] : program_.range_constraints) {

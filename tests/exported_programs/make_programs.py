@@ -111,6 +111,33 @@ class StructuredInputs(nn.Module):
         return y + offset
 
 
+class RotaryBlock(nn.Module):
+    """Attention as GPT-2 and Llama write it: a causal mask and rotary tables
+    as non-persistent buffers (torch 2.8+ saves them with the constants), a
+    cast to float32 and back (an _assert_tensor_metadata with a device before
+    each), and a submodule whose name is no identifier (torchvision's RegNet
+    names its blocks `block1-0`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.add_module("block1-0", nn.Linear(4, 12))
+        self.register_buffer("causal", torch.tril(torch.ones(3, 3, dtype=torch.bool)), persistent=False)
+        angles = torch.arange(3.0)[:, None] * torch.tensor([1.0, 0.1])
+        self.register_buffer("cos", angles.cos(), persistent=False)
+        self.register_buffer("sin", angles.sin(), persistent=False)
+        self.register_buffer("steps", torch.zeros(()))
+
+    def forward(self, x):
+        self.steps.add_(1)
+        q, k, v = getattr(self, "block1-0")(x).split(4, dim=-1)
+        q1, q2 = q[..., :2], q[..., 2:]
+        q = torch.cat([q1 * self.cos - q2 * self.sin, q1 * self.sin + q2 * self.cos], dim=-1)
+        scores = (q @ k.transpose(-1, -2)).to(torch.float64)
+        scores = scores.masked_fill(~self.causal, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).to(torch.float32)
+        return weights @ v + self.steps
+
+
 def programs():
     g = torch.Generator().manual_seed(1)
     batch = torch.export.Dim("batch", min=2, max=64)
@@ -119,6 +146,7 @@ def programs():
         "dynamic_batch": (DynamicBatch(), (torch.randn(5, 4, generator=g),), {"x": {0: batch}}),
         "conv_net": (ConvNet(), (torch.randn(1, 3, 8, 8, generator=g),), None),
         "special_floats": (SpecialFloats(), (torch.rand(3, 4, generator=g),), None),
+        "rotary_block": (RotaryBlock(), (torch.randn(2, 3, 4, generator=g),), None),
         "structured_inputs": (
             StructuredInputs(),
             ({"a": torch.randn(2, 4, generator=g), "b": torch.randn(2, 3, generator=g),

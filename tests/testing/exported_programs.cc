@@ -17,7 +17,7 @@ const std::vector<std::string>& exported_program_versions() {
 
 const std::vector<std::string>& exported_program_names() {
   static const auto* names =
-      new std::vector<std::string>{"linear_bn", "dynamic_batch", "conv_net", "special_floats"};
+      new std::vector<std::string>{"linear_bn", "dynamic_batch", "conv_net", "special_floats", "rotary_block"};
   return *names;
 }
 
