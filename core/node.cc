@@ -215,10 +215,7 @@ struct SideEffectRegistry {
   absl::Mutex mu;
   absl::flat_hash_set<std::string> targets ABSL_GUARDED_BY(mu) = {
       // torch.fx's `_side_effectful_functions`, and their operator forms.
-      std::string(kAssertTarget),
-      std::string(kAssertIsNoneTarget),
-      std::string(kAssertIsNotNoneTarget),
-      "aten::_assert_async",
+      // (Assertions: is_assertion_target.)
       "profiler::_record_function_enter",
       "profiler::_record_function_enter_new",
       "profiler::_record_function_exit",
@@ -266,10 +263,20 @@ void register_side_effect_target(absl::string_view target) {
   r.targets.emplace(target);
 }
 
+bool is_assertion_target(absl::string_view target) {
+  if (target == kAssertTarget || target == kAssertIsNoneTarget || target == kAssertIsNotNoneTarget) {
+    return true;
+  }
+  const absl::string_view op = without_overload(target);
+  return op == "aten::_assert_async" || op == "aten::_assert_scalar" ||
+         op == "aten::_assert_tensor_metadata" || op == "aten::sym_constrain_range" ||
+         op == "aten::sym_constrain_range_for_size";
+}
+
 bool is_side_effect_target(Op op, absl::string_view target) {
   if (op == Op::kCallMethod) return is_inplace_name(target) || target == "__setitem__";
   if (op != Op::kCallFunction) return false;
-  if (is_inplace_name(function_base_name(target))) return true;
+  if (is_inplace_name(function_base_name(target)) || is_assertion_target(target)) return true;
   SideEffectRegistry& r = side_effect_registry();
   absl::ReaderMutexLock lock(&r.mu);
   return r.targets.contains(target) || r.targets.contains(without_overload(target));

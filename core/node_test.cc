@@ -1,5 +1,6 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "core/node.h"
+#include "core/well_known.h"
 
 #include "core/graph.h"
 #include "core/printer.h"
@@ -111,6 +112,13 @@ TEST(NodeTest, ImpurityFollowsOpcodesInPlaceNamesAndTheRegistry) {
   EXPECT_FALSE(g.call_method("add", {x, 1})->is_impure());
   EXPECT_TRUE(g.call_function("torch._assert", {true, "msg"})->is_impure());
   EXPECT_TRUE(g.call_function("aten::_assert_async.msg", {x, "msg"})->is_impure());
+  // The assertions torch.export records, as torch.fx's _side_effectful_functions.
+  for (const char* assertion : {"aten::_assert_scalar", "aten::_assert_tensor_metadata",
+                                "aten::sym_constrain_range", "aten::sym_constrain_range_for_size"}) {
+    EXPECT_TRUE(is_assertion_target(assertion)) << assertion;
+    EXPECT_TRUE(g.call_function(assertion, {x})->is_impure()) << assertion;
+  }
+  EXPECT_FALSE(is_assertion_target("aten::_functional_assert_async.msg"));
   EXPECT_FALSE(g.call_module("relu", {x})->is_impure());
   EXPECT_FALSE(g.get_attr("w")->is_impure());
 

@@ -67,10 +67,16 @@ std::string format_tabular(const Graph& graph, const std::vector<std::string>& m
 //                 submodules called as `self.m.forward(x)` (or the method
 //                 meta `_method` names), `operator.not_(c)`
 //                 and `operator.abs(x)` as `not c` and `abs(x)`,
-//                 and no return annotation (TorchScript infers it).
+//                 and no return annotation (TorchScript infers it). A
+//                 function whose name (its first atom) a value of the graph
+//                 takes is called through torchscript_function_namespace
+//                 (`_fx_functions.clip(s)` where a value is named `clip`).
 enum class CodeDialect { kPython, kTorchScript };
 // `GraphModule.code` of a module whose forward is `graph`.
 std::string python_code(const Graph& graph, CodeDialect dialect = CodeDialect::kPython);
+// The name no value of `graph` takes that the TorchScript dialect reaches
+// shadowed functions through: `_fx_functions`, or `_fx_functions_1`, ...
+std::string torchscript_function_namespace(const Graph& graph);
 
 // An argument as the graph printer shows it (torch.fx's `_format_arg`):
 // `%x` for nodes, strings unquoted, dicts as `{dim: -1}`.

@@ -360,11 +360,41 @@ FunctionNames function_names(const Graph& graph) {
   return out;
 }
 
+std::string torchscript_function_namespace(const Graph& graph) {
+  absl::flat_hash_set<std::string> taken;
+  for (const Node* n : graph.nodes()) taken.insert(n->name());
+  std::string name = "_fx_functions";
+  for (int i = 1; taken.contains(name); ++i) name = absl::StrCat("_fx_functions_", i);
+  return name;
+}
+
+// In the TorchScript dialect, functions are called by their full names,
+// except one whose first atom a value takes: `clip = clip(s)` would make the
+// next `clip(...)` call a float.
+FunctionNames torchscript_function_names(const Graph& graph) {
+  FunctionNames out;
+  absl::flat_hash_set<std::string> taken;
+  for (const Node* n : graph.nodes()) taken.insert(n->name());
+  std::string ns;
+  for (const Node* n : graph.nodes()) {
+    if (n->op() != Op::kCallFunction || is_torch_namespace(n->target()) ||
+        find_python_operator(n->target()) != nullptr || is_assertion_target(n->target()) ||
+        n->target() == kGetAttrTarget) {
+      continue;
+    }
+    const std::string& target = n->target();
+    if (!taken.contains(target.substr(0, target.find('.')))) continue;
+    if (ns.empty()) ns = torchscript_function_namespace(graph);
+    out.alias.emplace(target, absl::StrCat(ns, ".", target));
+  }
+  return out;
+}
+
 std::string python_code(const Graph& graph, CodeDialect dialect) {
   const bool torchscript = dialect == CodeDialect::kTorchScript;
   // A value is freed right after its last use (torch.fx's `user_to_last_uses`).
   const LastUses last_uses(graph);
-  const FunctionNames functions = torchscript ? FunctionNames() : function_names(graph);
+  const FunctionNames functions = torchscript ? torchscript_function_names(graph) : function_names(graph);
   bound_classes = torchscript ? nullptr : &functions.classes;
   struct Unbind {
     ~Unbind() { bound_classes = nullptr; }

@@ -401,6 +401,40 @@ TEST(ExecutionPlanTest, FailingOperatorsNameTheNodeOnTheCompiledPath) {
   EXPECT_TRUE(plan->run({x_value, at::tensor({1})}).ok());
 }
 
+// torch.export records aten::_assert_tensor_metadata(x, dtype=..., device=...,
+// layout=...) before each `.to(dtype)`. libtorch 1.13's schema has neither
+// `device` nor `layout`: the plan and the Interpreter check it themselves,
+// on every libtorch, as libtorch 2.x does.
+TEST(ExecutionPlanTest, TensorMetadataAssertionsAreCheckedOnEveryLibtorch) {
+  auto graph_asserting = [](c10::ScalarType dtype, c10::Device device) {
+    auto g = std::make_unique<Graph>();
+    Node* x = g->placeholder("x");
+    g->call_function("aten::_assert_tensor_metadata", {x},
+                     {{"dtype", dtype}, {"device", device}, {"layout", c10::kStrided}});
+    g->output(g->call_function("aten::to.dtype", {x, c10::ScalarType::Double}));
+    return GraphModule(empty_module("M"), std::move(g));
+  };
+  const at::Tensor x = at::rand({2, 3});
+  GraphModule holds = graph_asserting(c10::ScalarType::Float, c10::Device("cpu"));
+  EXPECT_TRUE(holds.graph().find_node("_assert_tensor_metadata")->is_impure());
+  auto out = compile(holds)->run({x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(Interpreter(holds).run({x}).ok());
+  GraphModule fails = graph_asserting(c10::ScalarType::Half, c10::Device("cpu"));
+  for (absl::StatusOr<c10::IValue> r : {compile(fails)->run({x}), Interpreter(fails).run({x})}) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_THAT(std::string(r.status().message()),
+                HasSubstr("assertion failed: tensor dtype mismatch: expected torch.float16, got torch.float32"));
+  }
+  // On the meta device the device is not checked (PyTorch's meta kernel does not).
+  GraphModule on_meta = graph_asserting(c10::ScalarType::Float, c10::Device("cpu"));
+  PlanOptions meta;
+  meta.device = c10::Device(c10::kMeta);
+  auto plan = ExecutionPlan::compile(on_meta, meta);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE((*plan)->run({x.to(c10::kMeta)}).ok());
+}
+
 TEST(ExecutionPlanTest, InferenceModeByDefaultAutogradOnRequest) {
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");
@@ -437,6 +471,28 @@ TEST(ExecutionPlanTest, PlacesStateOnTheDeviceAndRefusesInputsElsewhere) {
               HasSubstr("input 0 (placeholder 'x') is on cpu but the plan runs on meta"));
   // The GraphModule's own state stays where it was.
   EXPECT_TRUE(gm.get_attr("weight")->toTensor().is_cpu());
+}
+
+// Issue 35: a list of tensors a caller gives (read from a file, built by
+// the graph: List[Any]) handed to a leaf module that declares List[Tensor]
+// failed in TorchScript's type check. It is passed as the declared type.
+TEST(ExecutionPlanTest, AListOfTensorsReachesALeafModuleAsItsDeclaredType) {
+  torch::jit::Module head(c10::QualifiedName("__torch__.test.Head"),
+                          std::make_shared<torch::jit::CompilationUnit>());
+  head.define("def forward(self, xs: List[Tensor]):\n    return xs[0] + xs[1]\n");
+  torch::jit::Module root = empty_module("Root");
+  root.register_module("head", head);
+  auto g = std::make_unique<Graph>();
+  Node* xs = g->placeholder("xs");
+  g->output(g->call_module("head", {xs}));
+  GraphModule gm(root, std::move(g));
+  c10::impl::GenericList untyped(c10::AnyType::get());
+  untyped.push_back(at::ones({2}));
+  untyped.push_back(at::full({2}, 2.0));
+  EXPECT_TRUE(at::equal(run_tensor(*compile(gm), {untyped}), at::full({2}, 3.0)));
+  auto interpreted = Interpreter(gm).run({untyped});
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status();
+  EXPECT_TRUE(at::equal(interpreted->toTensor(), at::full({2}, 3.0)));
 }
 
 // Issue 25: a model with parameters could not be placed on the meta device

@@ -231,9 +231,8 @@ absl::StatusOr<c10::IValue> Interpreter::call_function(const Node& node,
   if (p == nullptr) return node_error(node, "the node is not part of the plan");
   NodeTarget& t = p->target;
   if (t.builtin != Builtin::kNone) {
-    if (!kwargs.empty()) return node_error(node, "takes no keyword arguments");
     try {
-      return run_builtin(node, t.builtin, args);
+      return run_builtin(node, t.builtin, args, kwargs);
     } catch (const std::exception& e) {  // e.g. `not x` on a tensor of several values
       return node_error(node, exception_message(e));
     }

@@ -1,8 +1,10 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/node_calls.h"
 
+#include <algorithm>
 #include <ATen/ScalarOps.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/frontend/function_schema_parser.h>
 #include <ATen/core/dynamic_type.h>
 #include <torch/csrc/jit/mobile/type_parser.h>
 
@@ -30,7 +32,18 @@ Builtin builtin_for(absl::string_view target) {
   if (target == kAssertTarget) return Builtin::kAssert;
   if (target == kAssertIsNoneTarget) return Builtin::kAssertIsNone;
   if (target == kAssertIsNotNoneTarget) return Builtin::kAssertIsNotNone;
+  if (target == "aten::_assert_tensor_metadata" || target == "aten::_assert_tensor_metadata.default") {
+    return Builtin::kAssertTensorMetadata;
+  }
   return Builtin::kNone;
+}
+
+const c10::FunctionSchema* builtin_schema(absl::string_view target) {
+  if (builtin_for(target) != Builtin::kAssertTensorMetadata) return nullptr;
+  static const auto* schema = new c10::FunctionSchema(torch::jit::parseSchema(
+      "aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, "
+      "ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()"));
+  return schema;
 }
 
 namespace {
@@ -162,8 +175,67 @@ absl::Status check_input_type(const Node& node, size_t index, const c10::IValue&
                                                  escape_for_message(value.type()->repr_str())));
 }
 
+namespace {
+
+// aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]?
+// stride=None, ScalarType? dtype=None, *, Device? device=None, Layout?
+// layout=None): what is given must match, as in libtorch 2.x (a device
+// without an index matches any index; the meta device matches any device).
+absl::StatusOr<c10::IValue> assert_tensor_metadata(const Node& node, const std::vector<c10::IValue>& args,
+                                                   const IValueKwargs& kwargs) {
+  static const char* const kNames[] = {"a", "size", "stride", "dtype", "device", "layout"};
+  std::vector<c10::IValue> bound(6);
+  if (args.size() > 4) return node_error(node, "takes at most 4 positional arguments");
+  for (size_t i = 0; i < args.size(); ++i) bound[i] = args[i];
+  for (const auto& [name, value] : kwargs) {
+    const auto* at = std::find(std::begin(kNames), std::end(kNames), name);
+    if (at == std::end(kNames)) return node_error(node, absl::StrCat("unexpected keyword argument '", name, "'"));
+    bound[at - std::begin(kNames)] = value;
+  }
+  if (!bound[0].isTensor()) return node_error(node, "its first argument must be a tensor");
+  const at::Tensor& t = bound[0].toTensor();
+  auto mismatch = [&](const char* what, const std::string& expected, const std::string& got) {
+    return node_error(node, absl::StrCat("assertion failed: tensor ", what, " mismatch: expected ", expected,
+                                         ", got ", got));
+  };
+  for (int i : {1, 2}) {
+    if (bound[i].isNone()) continue;
+    if (!bound[i].isIntList()) return node_error(node, absl::StrCat(kNames[i], " must be a list of ints"));
+    const std::vector<int64_t> want = bound[i].toIntVector();
+    const c10::IntArrayRef have = i == 1 ? t.sizes() : t.strides();
+    if (have != c10::IntArrayRef(want)) {
+      return mismatch(i == 1 ? "sizes" : "strides", absl::StrCat("[", absl::StrJoin(want, ", "), "]"),
+                      absl::StrCat("[", absl::StrJoin(have, ", "), "]"));
+    }
+  }
+  if (!bound[3].isNone()) {
+    const auto dtype = static_cast<c10::ScalarType>(bound[3].toInt());
+    if (t.scalar_type() != dtype) {
+      return mismatch("dtype", python_dtype_name(dtype), python_dtype_name(t.scalar_type()));
+    }
+  }
+  if (!bound[4].isNone() && !t.is_meta()) {
+    const c10::Device device = bound[4].isDevice() ? bound[4].toDevice() : c10::Device(bound[4].toStringRef());
+    if (device.type() != t.device().type() ||
+        (device.has_index() && t.device().has_index() && device.index() != t.device().index())) {
+      return mismatch("device", device.str(), t.device().str());
+    }
+  }
+  if (!bound[5].isNone()) {
+    const auto layout = static_cast<c10::Layout>(bound[5].toInt());
+    if (t.layout() != layout) {
+      return mismatch("layout", c10::toString(layout), c10::toString(t.layout()));
+    }
+  }
+  return c10::IValue();
+}
+
+}  // namespace
+
 absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
-                                        std::vector<c10::IValue>& args) {
+                                        std::vector<c10::IValue>& args, const IValueKwargs& kwargs) {
+  if (builtin == Builtin::kAssertTensorMetadata) return assert_tensor_metadata(node, args, kwargs);
+  if (!kwargs.empty()) return node_error(node, "takes no keyword arguments");
   auto arity = [&](size_t n) -> absl::Status {
     if (args.size() == n) return absl::OkStatus();
     return node_error(node, absl::StrCat("expects ", n, " arguments, got ", args.size()));
@@ -248,6 +320,7 @@ absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
                                                                         : "value is None";
       return node_error(node, absl::StrCat("assertion failed: ", message));
     }
+    case Builtin::kAssertTensorMetadata:
     case Builtin::kNone:
       break;
   }
@@ -529,11 +602,30 @@ absl::StatusOr<torch::jit::Method> choose_method(const Node& node,
   return node_error(node, "none of the submodule's forward overloads accepts its arguments");
 }
 
+torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t first,
+                                    std::vector<c10::IValue>& args, const IValueKwargs& kwargs) {
+  const auto& params = schema.arguments();
+  auto typed = [](c10::IValue& value, const c10::Argument& param) {
+    if (!value.isList() && !value.isTuple()) return;
+    if (value.type()->isSubtypeOf(*param.type())) return;
+    if (auto coerced = coerce_to_type(value, param.type()); coerced.ok()) value = *std::move(coerced);
+  };
+  for (size_t i = 0; i < args.size() && first + i < params.size(); ++i) typed(args[i], params[first + i]);
+  torch::jit::Kwargs out(kwargs.begin(), kwargs.end());
+  for (auto& [name, value] : out) {
+    for (const c10::Argument& p : params) {
+      if (p.name() == name) typed(value, p);
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<c10::IValue> call_function_body(const Node& node, torch::jit::Function& function,
                                                std::vector<c10::IValue> args,
                                                const IValueKwargs& kwargs) {
   try {
-    return function(std::move(args), torch::jit::Kwargs(kwargs.begin(), kwargs.end()));
+    torch::jit::Kwargs typed_kwargs = coerce_to_schema(function.getSchema(), 0, args, kwargs);
+    return function(std::move(args), std::move(typed_kwargs));
   } catch (const std::exception& e) {
     return node_error(node, script_error_message(e));
   }
@@ -543,7 +635,8 @@ absl::StatusOr<c10::IValue> call_method_body(const Node& node, const torch::jit:
                                              std::vector<c10::IValue> args,
                                              const IValueKwargs& kwargs) {
   try {
-    return method(std::move(args), torch::jit::Kwargs(kwargs.begin(), kwargs.end()));
+    torch::jit::Kwargs typed_kwargs = coerce_to_schema(method.function().getSchema(), 1, args, kwargs);
+    return method(std::move(args), std::move(typed_kwargs));
   } catch (const std::exception& e) {
     return node_error(node, script_error_message(e));
   }

@@ -52,20 +52,41 @@ enum class Builtin {
   kAssert,
   kAssertIsNone,
   kAssertIsNotNone,
+  // aten::_assert_tensor_metadata (torch.export records one before each
+  // `.to(dtype)`), checked here as libtorch 2.x checks it, so that programs of
+  // any torch run on every libtorch (1.13's has no `device` or `layout`).
+  kAssertTensorMetadata,
 };
 
 // The builtin `target` names, or kNone.
 Builtin builtin_for(absl::string_view target);
 
-// Runs a builtin on evaluated arguments (no keyword arguments).
+// For an operator target the runtime runs as a builtin
+// (aten::_assert_tensor_metadata), its schema as libtorch 2.x declares it,
+// whatever this libtorch's says: the .pt2 reader and writer name its
+// arguments by it. nullptr for any other target.
+const c10::FunctionSchema* builtin_schema(absl::string_view target);
+
+// Runs a builtin on evaluated arguments; only kAssertTensorMetadata takes
+// keyword arguments.
 absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
-                                        std::vector<c10::IValue>& args);
+                                        std::vector<c10::IValue>& args,
+                                        const IValueKwargs& kwargs = {});
 
 // A Python number as the 0-dim "wrapped number" tensor torch makes of it.
 c10::IValue wrap_number(const c10::IValue& number);
 
 // "node 'add_1' (aten::add.Tensor): <message>".
 absl::Status node_error(const Node& node, absl::string_view message);
+
+// TorchScript checks a call's values against the declared types exactly: a
+// list a caller gave or the graph built (List[Any]) is no `List[Tensor]`.
+// Gives list and tuple values in `args` and `kwargs` the types `schema`
+// declares where Python would accept them there (coerce_to_type); what does
+// not fit is left for TorchScript to refuse. `first` is the schema parameter
+// `args[0]` fills (1 past a method's self). Returns the kwargs, typed.
+torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t first,
+                                    std::vector<c10::IValue>& args, const IValueKwargs& kwargs = {});
 
 // Checks a caller's input against a placeholder's TorchScript type, when the
 // tracer recorded one (meta `_torchscript_type`) or the node is annotated

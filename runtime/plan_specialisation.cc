@@ -150,7 +150,7 @@ absl::StatusOr<c10::IValue> run_call_step(const Step& step, const std::vector<c1
   }
   if (step.builtin != Builtin::kNone) {
     try {
-      return run_builtin(*step.node, step.builtin, args);
+      return run_builtin(*step.node, step.builtin, args, kwargs);
     } catch (const std::exception& e) {
       return node_error(*step.node, exception_message(e));
     }
@@ -301,9 +301,8 @@ absl::Status ExecutionPlan::run_node_by_node(const std::vector<c10::IValue>& inp
       }
       value = call_method_body(node, *choice.method, std::move(args), kwargs);
     } else if (t.builtin != Builtin::kNone) {
-      if (!kwargs.empty()) return node_error(node, "takes no keyword arguments");
       try {
-        value = run_builtin(node, t.builtin, args);
+        value = run_builtin(node, t.builtin, args, kwargs);
       } catch (const std::exception& e) {
         return node_error(node, exception_message(e));
       }

@@ -136,6 +136,9 @@ class ExportResolver : public jit::Resolver {
       }
     };
     for (const auto& [target, functions] : gm.functions()) add_prefixes(target);
+    // Functions a value's name shadows are called through a namespace (printer.h).
+    namespace_ = torchscript_function_namespace(gm.graph());
+    prefixes_.insert(namespace_);
     // NamedTuple classes the graph constructs, as the model's code defines them.
     std::function<void(const Argument&)> visit = [&](const Argument& a) {
       if (a.is_named_tuple() && !named_tuples_.contains(a.tuple_type_name())) {
@@ -174,6 +177,7 @@ class ExportResolver : public jit::Resolver {
  private:
   const GraphModule& gm_;
   absl::flat_hash_set<std::string> prefixes_;  // of leaf function targets and NamedTuples
+  std::string namespace_;                      // of shadowed functions
   absl::flat_hash_map<std::string, c10::TupleTypePtr> named_tuples_;
 };
 
@@ -195,6 +199,10 @@ class NamespaceValue : public SugaredValue {
 
 SugaredValuePtr ExportResolver::lookup(const std::string& path, const jit::SourceRange& loc,
                                        jit::GraphFunction& m) {
+  absl::string_view unqualified = path;
+  if (absl::ConsumePrefix(&unqualified, namespace_) && absl::ConsumePrefix(&unqualified, ".")) {
+    return lookup(std::string(unqualified), loc, m);
+  }
   if (auto it = gm_.functions().find(path); it != gm_.functions().end()) {
     return std::make_shared<jit::FunctionValue>(it->second);
   }

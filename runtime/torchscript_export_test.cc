@@ -120,6 +120,35 @@ TEST(TorchScriptExportTest, KeepsWhatTheGraphReferencesUnderTheSameNames) {
   EXPECT_EQ(buffers, 1);
 }
 
+// Issue 35: a leaf function called twice: the first call's value is named
+// like the function (`clip = clip(s)`), and TorchScript took the next
+// `clip(...)` for a call of that float. Calls a value's name shadows go
+// through a namespace of their own.
+TEST(TorchScriptExportTest, ALeafFunctionCalledTwiceIsNotShadowedByItsFirstValue) {
+  auto cu = std::make_shared<torch::jit::CompilationUnit>();
+  // As a model's function is: `__torch__.clip`, saved with the module's code.
+  cu->define(c10::QualifiedName("__torch__"), "def clip(x: float) -> float:\n    return min(max(x, 0.0), 1.0)\n",
+             torch::jit::nativeResolver(), nullptr);
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* s = g->placeholder("s", "float");
+  Node* first = g->call_function("clip", {s});
+  Node* twice = g->call_function("aten::mul.float", {s, 2.0});
+  Node* second = g->call_function("clip", {twice});
+  Node* scaled = g->call_function("aten::mul.Scalar", {x, first});
+  g->output(g->call_function("aten::add.Scalar", {scaled, second}));
+  GraphModule gm(empty_module("Clipped"), std::move(g));
+  gm.add_function("clip", torch::jit::StrongFunctionPtr(cu, &cu->get_function("__torch__.clip")));
+  ASSERT_EQ(first->name(), "clip");
+  EXPECT_THAT(torchscript_source(gm), HasSubstr("clip = _fx_functions.clip(s)"));
+  auto exported = export_to_torchscript(gm);
+  ASSERT_TRUE(exported.ok()) << exported.status();
+  const at::Tensor input = at::ones({2});
+  torch::jit::Module loaded = saved_and_loaded(*exported);
+  // x * clip(0.3) + clip(0.6)
+  EXPECT_TRUE(at::allclose(run_module(loaded, {input, 0.3}).toTensor(), at::full({2}, 0.9)));
+}
+
 TEST(TorchScriptExportTest, AssertionsRaiseInTheExportedModule) {
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");

@@ -146,6 +146,38 @@ TEST(FxrunCheckTest, AModelThatWritesItsStateRunsThroughPassesThatRunIt) {
   }
 }
 
+// Issue 35: a List[Tensor] input (saved by torch.save, read as a list of
+// any) handed whole to a leaf module, as the tracer's refusal of a loop over
+// it advises: the leaf and --check's reference take it as List[Tensor].
+TEST(FxrunCheckTest, AListOfTensorsInputReachesALeafModule) {
+  const std::string model = temp_path("list_to_leaf.pt");
+  torch::jit::Module head = new_module("Head");
+  head.define(
+      "def forward(self, xs: List[Tensor]):\n"
+      "    out = xs[0]\n"
+      "    for x in xs[1:]:\n"
+      "        out = out + x\n"
+      "    return out\n");
+  torch::jit::Module m = new_module("ListToLeaf");
+  m.register_module("head", head);
+  m.define("def forward(self, xs: List[Tensor]):\n    return self.head.forward(xs) * 2\n");
+  m.save(model);
+  const std::string inputs = temp_path("list_inputs.pt");
+  c10::impl::GenericList list(c10::AnyType::get());
+  list.push_back(at::ones({2}));
+  list.push_back(at::full({2}, 2.0));
+  const std::vector<char> bytes = torch::jit::pickle_save(c10::ivalue::Tuple::create({list}));
+  std::ofstream(inputs, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  Result refused = fxrun("--model=" + model + " --input=" + inputs + " --print=none --check");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("leaf_policy{leaves=Head}"));
+  Result r = fxrun("--model=" + model + " --tracer='leaf_policy{leaves=head}' --input=" + inputs +
+                   " --print=none --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("output 0: float[2] sum 12,"));
+  EXPECT_THAT(r.out, HasSubstr("check: max abs difference 0 "));
+}
+
 // Issue 25: --device=meta failed for every model with parameters with
 // libtorch's text. The bundled ResNet-18 runs there: shapes and dtypes, and
 // no checksum (a meta tensor has no values).

@@ -23,6 +23,7 @@
 #include "absl/strings/strip.h"
 #include "core/message_text.h"
 #include "runtime/execution_plan.h"
+#include "runtime/node_calls.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 #include "exported_program/torch_load.h"
@@ -279,6 +280,7 @@ absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& origin
   reference.run = [module](std::vector<c10::IValue>& inputs) mutable -> absl::StatusOr<c10::IValue> {
     try {
       at::NoGradGuard no_grad;
+      coerce_to_schema(module.get_method("forward").function().getSchema(), 1, inputs);
       return module.forward(inputs);
     } catch (const std::exception& e) {
       return absl::InvalidArgumentError(
@@ -295,6 +297,7 @@ absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& origin
         -> absl::StatusOr<c10::IValue> {
       try {
         at::NoGradGuard no_grad;
+        coerce_to_schema(exact.get_method("forward").function().getSchema(), 1, inputs);
         return exact.forward(std::move(inputs));
       } catch (const std::exception& e) {
         return absl::InvalidArgumentError(script_error_message(e));

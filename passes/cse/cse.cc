@@ -55,10 +55,7 @@ bool target_is_pure(Op op, const std::string& target) {
 }
 
 bool is_assert(const Node& node) {
-  if (node.op() != Op::kCallFunction) return false;
-  const std::string& t = node.target();
-  return t == kAssertTarget || t == kAssertIsNoneTarget || t == kAssertIsNotNoneTarget ||
-         t == "aten::_assert_async";
+  return node.op() == Op::kCallFunction && is_assertion_target(node.target());
 }
 
 // Whether `node` may write to its operands: impure calls, and calls whose

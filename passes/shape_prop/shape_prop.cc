@@ -147,8 +147,7 @@ class ShadowRun : public Interpreter {
     const Graph& graph = module.graph();
     graph.ensure_order();
     for (const Node* n : graph.nodes()) {
-      const bool check = n->target() == kAssertTarget || n->target() == kAssertIsNoneTarget ||
-                         n->target() == kAssertIsNotNoneTarget;
+      const bool check = n->op() == Op::kCallFunction && is_assertion_target(n->target());
       if (is_call(*n) && n->is_impure() && !check) in_place_.push_back(n);
     }
   }
