@@ -136,6 +136,15 @@ absl::Status run_local_ranks(const LocalLaunch& launch) {
   if (failure) stop_all(SIGKILL);
 
   std::optional<std::chrono::steady_clock::time_point> kill_at;
+  // A rank that failed because a peer did, while the peer's own failure is
+  // awaited (until `cause_by`).
+  std::optional<absl::Status> after_peer;
+  std::chrono::steady_clock::time_point cause_by;
+  auto fail_with = [&](absl::Status s) {
+    failure = std::move(s);
+    stop_all(SIGTERM);
+    kill_at = std::chrono::steady_clock::now() + launch.grace;
+  };
   // Until every rank ended (a pipe a rank's own child holds open is not waited for).
   while (running > 0) {
     std::vector<pollfd> polled;
@@ -175,13 +184,20 @@ absl::Status run_local_ranks(const LocalLaunch& launch) {
       if ((WIFEXITED(status) && WEXITSTATUS(status) == 0) || failure) continue;
       // The first failure: drain what it said, then stop the others.
       drain(r);
-      failure = absl::AbortedError(absl::StrCat(
+      absl::Status this_failure = absl::AbortedError(absl::StrCat(
           "rank ", i, " of ", launch.world_size, " failed (", how_it_ended(status), ")",
           r.last_error.empty() ? "" : absl::StrCat(": ", r.last_error),
           "; stopped the other ranks"));
-      stop_all(SIGTERM);
-      kill_at = std::chrono::steady_clock::now() + launch.grace;
+      if (WIFEXITED(status) && WEXITSTATUS(status) == kPeerFailedExitStatus) {
+        if (!after_peer) {
+          after_peer = std::move(this_failure);
+          cause_by = std::chrono::steady_clock::now() + launch.grace;
+        }
+        continue;
+      }
+      fail_with(std::move(this_failure));
     }
+    if (!failure && after_peer && std::chrono::steady_clock::now() >= cause_by) fail_with(*after_peer);
     if (kill_at && std::chrono::steady_clock::now() >= *kill_at) {
       stop_all(SIGKILL);
       kill_at.reset();
@@ -189,6 +205,7 @@ absl::Status run_local_ranks(const LocalLaunch& launch) {
   }
   // What the ranks wrote last, without waiting on their children.
   for (Rank& r : ranks) drain(r);
+  if (!failure && after_peer) failure = after_peer;
   return failure ? *failure : absl::OkStatus();
 }
 

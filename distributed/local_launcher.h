@@ -16,6 +16,10 @@
 //     status or a signal), the others are stopped (SIGTERM, SIGKILL after
 //     `grace`) and the error names the first rank that failed, how (exit
 //     status or signal) and its last error line. Nothing is left running.
+//     A rank that failed because a peer did (kPeerFailedExitStatus: its
+//     connection broke) does not count as the first while another rank may
+//     still fail of its own cause: the launcher waits up to `grace` for one,
+//     and names it.
 //   * A program that cannot start is an error naming it, before any rank runs
 //     on alone (those started are stopped).
 #ifndef FX_DISTRIBUTED_LOCAL_LAUNCHER_H_
@@ -29,6 +33,10 @@
 #include "absl/status/status.h"
 
 namespace fx {
+
+// The exit status of a rank whose failure is a peer's doing (a connection
+// with it broke, it left a rendezvous): the cause is that peer's to report.
+inline constexpr int kPeerFailedExitStatus = 75;
 
 struct LocalLaunch {
   std::string program;

@@ -56,6 +56,24 @@ TEST(LocalLauncherTest, AFailedRankStopsTheOthersAndIsNamedWithItsCause) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("stopped the other ranks"));
 }
 
+// Issue 35: rank 0 failed, rank 1 then lost its connection and exited first;
+// the launcher named rank 1 ("the connection with rank 0 broke"). A rank
+// failing because of a peer waits for the peer's own cause.
+TEST(LocalLauncherTest, TheRankThatFailedOfItsOwnCauseIsNamedNotThePeerThatLostIt) {
+  absl::Status s = run_local_ranks(shell(
+      "if [ \"$RANK\" = 1 ]; then echo 'fxrun: rank 1: error: the connection with rank 0 broke' >&2; "
+      "exit 75; fi; sleep 1; echo 'fxrun: rank 0: error: missing input mask' >&2; exit 1",
+      2));
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("rank 0 of 2 failed (exit status 1)"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("missing input mask"));
+  // Alone, it is still reported.
+  absl::Status alone = run_local_ranks(shell(
+      "if [ \"$RANK\" = 1 ]; then echo 'fxrun: rank 1: error: lost rank 0' >&2; exit 75; fi; exit 0", 2));
+  ASSERT_FALSE(alone.ok());
+  EXPECT_THAT(std::string(alone.message()), HasSubstr("rank 1 of 2 failed (exit status 75): fxrun: rank 1: error: lost rank 0"));
+}
+
 TEST(LocalLauncherTest, ARankKilledByASignalIsNamed) {
   absl::Status s = run_local_ranks(shell(
       "if [ \"$RANK\" = 0 ]; then kill -9 $$; fi; exec sleep 600", 2));

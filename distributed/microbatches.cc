@@ -5,23 +5,62 @@
 
 #include <ATen/ATen.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/execution_plan.h"
+#include "runtime/meta_device.h"
 
 namespace fx {
 namespace {
 
-absl::StatusOr<c10::IValue> concat(const std::vector<c10::IValue>& parts, const std::string& name) {
+// The tensors of an output, named by position ("1.0", dict keys by name).
+void flatten_tensor_leaves(const c10::IValue& v, const std::string& name,
+                           std::vector<std::pair<std::string, at::Tensor>>& out) {
+  auto child = [&](const std::string& key) { return name.empty() ? key : absl::StrCat(name, ".", key); };
+  if (v.isTensor()) {
+    out.emplace_back(name, v.toTensor());
+  } else if (v.isTuple() || v.isList()) {
+    const std::vector<c10::IValue> items = v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec();
+    for (size_t i = 0; i < items.size(); ++i) flatten_tensor_leaves(items[i], child(std::to_string(i)), out);
+  } else if (v.isGenericDict()) {
+    for (const auto& entry : v.toGenericDict()) {
+      const std::string key = entry.key().isString() ? entry.key().toStringRef() : entry.key().tagKind();
+      flatten_tensor_leaves(entry.value(), child(key), out);
+    }
+  }
+}
+
+std::string describe(const at::Tensor& t) {
+  return absl::StrCat(absl::AsciiStrToLower(c10::toString(t.scalar_type())), "[", absl::StrJoin(t.sizes(), ", "), "]");
+}
+
+absl::Status not_along_the_batch(const std::string& shown, const at::Tensor& t, int64_t rows,
+                                 absl::string_view batch) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      shown, " is ", describe(t), " for ", batch, " of ", rows,
+      " rows: its dim 0 is not the batch, so the micro-batches' outputs cannot be put back "
+      "together along it (a Gram matrix, a statistic over the batch): run with "
+      "--microbatches=1"));
+}
+
+absl::StatusOr<c10::IValue> concat(const std::vector<c10::IValue>& parts, const std::vector<int64_t>& rows,
+                                   const std::string& name) {
   const c10::IValue& first = parts.front();
   const std::string shown = name.empty() ? "the output" : absl::StrCat("output ", name);
   if (first.isTensor()) {
     std::vector<at::Tensor> tensors;
-    for (const c10::IValue& p : parts) {
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const c10::IValue& p = parts[k];
       if (!p.isTensor()) return absl::InvalidArgumentError(absl::StrCat(shown, " is not a tensor in every micro-batch"));
       tensors.push_back(p.toTensor());
       if (tensors.back().dim() == 0) {
         return absl::InvalidArgumentError(absl::StrCat(
             shown, " is a 0-dim tensor, which micro-batches cannot be concatenated into: run "
             "with --microbatches=1"));
+      }
+      if (tensors.back().size(0) != rows[k]) {
+        return not_along_the_batch(shown, tensors.back(), rows[k], absl::StrCat("micro-batch ", k));
       }
     }
     return at::cat(tensors, 0);
@@ -40,7 +79,7 @@ absl::StatusOr<c10::IValue> concat(const std::vector<c10::IValue>& parts, const 
         }
         column.push_back(p.isTuple() ? p.toTupleRef().elements()[i] : p.toListRef()[i]);
       }
-      auto item = concat(column, name.empty() ? std::to_string(i) : absl::StrCat(name, ".", i));
+      auto item = concat(column, rows, name.empty() ? std::to_string(i) : absl::StrCat(name, ".", i));
       if (!item.ok()) return item.status();
       items.push_back(*std::move(item));
     }
@@ -60,7 +99,7 @@ absl::StatusOr<c10::IValue> concat(const std::vector<c10::IValue>& parts, const 
         column.push_back(p.toGenericDict().at(entry.key()));
       }
       const std::string key = entry.key().isString() ? entry.key().toStringRef() : entry.key().tagKind();
-      auto item = concat(column, name.empty() ? key : absl::StrCat(name, ".", key));
+      auto item = concat(column, rows, name.empty() ? key : absl::StrCat(name, ".", key));
       if (!item.ok()) return item.status();
       dict.insert(entry.key(), *std::move(item));
     }
@@ -136,14 +175,51 @@ absl::StatusOr<std::vector<std::vector<c10::IValue>>> split_microbatches(
   return parts;
 }
 
-absl::StatusOr<c10::IValue> concat_microbatches(const std::vector<c10::IValue>& outputs, int count) {
-  if (static_cast<int>(outputs.size()) != count) {
+absl::StatusOr<c10::IValue> concat_microbatches(const std::vector<c10::IValue>& outputs,
+                                                const std::vector<int64_t>& rows) {
+  if (outputs.size() != rows.size()) {
     return absl::DataLossError(absl::StrCat("the last stage has ", outputs.size(),
-                                            " micro-batch outputs of ", count,
+                                            " micro-batch outputs of ", rows.size(),
                                             ": a micro-batch was lost"));
   }
-  if (count == 1) return outputs.front();
-  return concat(outputs, "");
+  if (rows.size() == 1) return outputs.front();
+  return concat(outputs, rows, "");
+}
+
+absl::Status check_outputs_follow_the_batch(const GraphModule& module, const std::vector<c10::IValue>& inputs,
+                                            int count) {
+  if (count <= 1) return absl::OkStatus();
+  auto parts = split_microbatches(inputs, count);
+  if (!parts.ok()) return parts.status();
+  PlanOptions on_meta;
+  on_meta.device = c10::Device(c10::kMeta);
+  auto plan = ExecutionPlan::compile(module, on_meta);
+  if (!plan.ok()) return absl::OkStatus();  // left to concat_microbatches
+  for (const std::vector<c10::IValue>* batch :
+       std::initializer_list<const std::vector<c10::IValue>*>{&inputs, &parts->front()}) {
+    std::vector<c10::IValue> shapes;
+    for (const c10::IValue& v : *batch) shapes.push_back(to_meta(v));
+    absl::StatusOr<c10::IValue> out = (*plan)->run(std::move(shapes));
+    if (!out.ok()) return absl::OkStatus();  // the meta device cannot run it
+    int64_t rows = 0;
+    for (const c10::IValue& v : *batch) {
+      if (v.isTensor()) rows = v.toTensor().size(0);
+    }
+    std::vector<std::pair<std::string, at::Tensor>> leaves;
+    flatten_tensor_leaves(*out, "", leaves);
+    for (const auto& [name, t] : leaves) {
+      const std::string shown = name.empty() ? "the output" : absl::StrCat("output ", name);
+      if (t.dim() == 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            shown, " is a 0-dim tensor, which micro-batches cannot be concatenated into: run "
+            "with --microbatches=1"));
+      }
+      if (t.size(0) != rows) {
+        return not_along_the_batch(shown, t, rows, batch == &inputs ? "the whole batch" : "a micro-batch");
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace fx

@@ -13,11 +13,19 @@
 //     tensors go whole to every part. Errors: count below 1, a tensor input
 //     with no dim 0, tensor inputs whose dim 0 differ, fewer rows than
 //     `count` (an empty micro-batch), no tensor input at all with count > 1.
-//   * `concat_microbatches` checks it has `count` outputs (none dropped) and
-//     concatenates each tensor of their common structure (tuples, lists,
-//     dicts) along dim 0; with count 1 it returns the output as it is. A
-//     0-dim tensor or a non-tensor leaf that differs between micro-batches
-//     cannot be put back together: an error naming the output.
+//   * `concat_microbatches` checks it has one output per micro-batch of
+//     `rows` (none dropped) and concatenates each tensor of their common
+//     structure (tuples, lists, dicts) along dim 0; with one micro-batch it
+//     returns the output as it is. A 0-dim tensor, a tensor whose dim 0 is
+//     not its micro-batch's rows (a Gram matrix, a per-feature statistic) or
+//     a non-tensor leaf that differs between micro-batches cannot be put back
+//     together: an error naming the output.
+//   * `check_outputs_follow_the_batch` runs `module` on the meta device
+//     (shapes, no data) at the whole batch of `inputs` and at its first
+//     micro-batch, and refuses, naming it, a tensor output whose dim 0 is not
+//     the rows in both (so one whose dim 0 equals a micro-batch's rows by
+//     chance is refused too). Where the meta device cannot run the graph,
+//     it checks nothing: concat_microbatches still checks each micro-batch.
 #ifndef FX_DISTRIBUTED_MICROBATCHES_H_
 #define FX_DISTRIBUTED_MICROBATCHES_H_
 
@@ -26,13 +34,18 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
+#include "runtime/graph_module.h"
 
 namespace fx {
 
 absl::StatusOr<std::vector<std::vector<c10::IValue>>> split_microbatches(
     const std::vector<c10::IValue>& inputs, int count);
 
-absl::StatusOr<c10::IValue> concat_microbatches(const std::vector<c10::IValue>& outputs, int count);
+absl::StatusOr<c10::IValue> concat_microbatches(const std::vector<c10::IValue>& outputs,
+                                                const std::vector<int64_t>& rows);
+
+absl::Status check_outputs_follow_the_batch(const GraphModule& module, const std::vector<c10::IValue>& inputs,
+                                            int count);
 
 // The sizes of dim 0 of the parts split_microbatches makes of `rows` rows.
 std::vector<int64_t> microbatch_sizes(int64_t rows, int count);

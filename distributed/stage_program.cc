@@ -17,9 +17,14 @@ constexpr char kNotSplit[] =
     "; a pipeline runs a module the split pass made: add split{stages=N} or "
     "split{points=...} to --passes";
 
-// The stage of each node of the top graph: -1 for placeholders, the stage of
-// the submodule a call_module calls, the stage of what a getitem unpacks;
-// the output is not in the map.
+// The stage of the top graph's inputs, and of its get_attr nodes (module
+// state, which every rank holds: each stage reads it itself, none sends it).
+constexpr int kInputs = -1;
+constexpr int kState = -2;
+
+// The stage of each node of the top graph: kInputs for placeholders, kState
+// for get_attrs, the stage of the submodule a call_module calls, the stage
+// of what a getitem unpacks; the output is not in the map.
 absl::StatusOr<absl::flat_hash_map<const Node*, int>> stages_of(const GraphModule& top,
                                                                 int* count) {
   absl::flat_hash_map<std::string, int> stage_of_submodule;
@@ -31,7 +36,9 @@ absl::StatusOr<absl::flat_hash_map<const Node*, int>> stages_of(const GraphModul
   int calls = 0;
   for (const Node* n : top.graph().nodes()) {
     if (n->op() == Op::kPlaceholder) {
-      stage[n] = -1;
+      stage[n] = kInputs;
+    } else if (n->op() == Op::kGetAttr) {
+      stage[n] = kState;
     } else if (n->op() == Op::kCallModule && stage_of_submodule.contains(n->target())) {
       stage[n] = stage_of_submodule.at(n->target());
       if (stage[n] != calls) {
@@ -47,7 +54,11 @@ absl::StatusOr<absl::flat_hash_map<const Node*, int>> stages_of(const GraphModul
     } else if (n->op() != Op::kOutput) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the top graph's node ", n->name(), " (", op_name(n->op()), " ", n->target(),
-          ") belongs to no stage", kNotSplit));
+          ") belongs to no stage",
+          top.graph_submodules().empty()
+              ? kNotSplit
+              : "; a pipeline runs only the stages' submodules and the getitems unpacking them "
+                "(a pass after split added it: run that pass before split)"));
     }
   }
   if (calls == 0) return absl::InvalidArgumentError(absl::StrCat("the graph calls no stage", kNotSplit));
@@ -79,7 +90,7 @@ absl::StatusOr<StageProgram> stage_program(const GraphModule& split_module, int 
   auto live_after = [&](int cut) {
     std::vector<Node*> live;
     for (Node* n : top.nodes()) {
-      if (n->op() == Op::kOutput || stage_of->at(n) > cut) continue;
+      if (n->op() == Op::kOutput || stage_of->at(n) > cut || stage_of->at(n) == kState) continue;
       for (const Node* user : n->users()) {
         if (user == output || stage_of->at(user) > cut) {
           live.push_back(n);
@@ -94,14 +105,25 @@ absl::StatusOr<StageProgram> stage_program(const GraphModule& split_module, int 
   auto graph = std::make_unique<Graph>();
   NodeMap copied;
   StageProgram program{stage, count, {}, {}, GraphModule(empty_module("Stage"), std::make_unique<Graph>())};
-  for (Node* n : inputs) {
-    copied[n] = graph->placeholder(n->name(), n->type());
-    program.input_names.push_back(n->name());
-  }
   const NodeMapFn map = [&](Node* n) -> Argument {
     auto it = copied.find(n);
     return it == copied.end() ? Argument() : Argument(it->second);
   };
+  for (Node* n : inputs) {
+    // Stage 0 takes forward's inputs as forward does (defaults, types kept).
+    copied[n] = n->op() == Op::kPlaceholder ? graph->node_copy(*n, map) : graph->placeholder(n->name(), n->type());
+    program.input_names.push_back(n->name());
+  }
+  // The state this stage reads (or, for the last, the output does).
+  for (Node* n : top.nodes()) {
+    if (n->op() != Op::kGetAttr) continue;
+    for (const Node* user : n->users()) {
+      if ((user == output && program.is_last()) || (user != output && stage_of->at(user) == stage)) {
+        copied[n] = graph->node_copy(*n, map);
+        break;
+      }
+    }
+  }
   std::string submodule;
   for (Node* n : top.nodes()) {
     if (n->op() == Op::kOutput || stage_of->at(n) != stage) continue;

@@ -127,6 +127,41 @@ TEST(FxrunPipelineTest, TransformerInTwoAndThreeProcesses) {
                  3, 3);
 }
 
+// Issue 35: a placeholder's default (an Optional argument fixed to None with
+// --concrete-args) was lost in stage 0, and a buffer returned as an output
+// belonged to no stage (the message advised the split that was there).
+TEST(FxrunPipelineTest, DefaultsOfInputsAndStateReturnedAsOutputsArePipelined) {
+  expect_checked(run_fxrun(absl::StrCat("--model=", model("cross_attention"),
+                                        " --concrete-args=context=None,mask=None --input-shape=4,3,8 "
+                                        "--threads=1 --print=none --check --stages=2 --microbatches=2"),
+                           "", kLimit),
+                 2, 2);
+  // (In one micro-batch: the buffer is no output along the batch.)
+  auto r = run_fxrun(absl::StrCat("--model=", model("returns_buffer"),
+                                  " --input-shape=4,4 --threads=1 --print=none --check --stages=2"),
+                     "", kLimit);
+  expect_checked(r, 2, 1);
+  EXPECT_THAT(r.out, HasSubstr("output 1: float[4] sum 6,"));
+}
+
+// An output whose dim 0 is not the batch (a Gram matrix) was concatenated
+// into another shape, exit 0; every rank now refuses it, naming it, before
+// running.
+TEST(FxrunPipelineTest, AnOutputThatIsNotAlongTheBatchIsRefusedWithMicrobatches) {
+  auto r = run_fxrun(absl::StrCat("--model=", model("gram"),
+                                  " --input-shape=8,4 --threads=1 --print=none --run --stages=2 "
+                                  "--microbatches=2"),
+                     "", kLimit);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("output 1 is float[4, 4] for the whole batch of 8 rows: its dim 0 is "
+                               "not the batch"));
+  EXPECT_THAT(r.err, HasSubstr("--microbatches=1"));
+  auto whole = run_fxrun(absl::StrCat("--model=", model("gram"),
+                                      " --input-shape=8,4 --threads=1 --print=none --check --stages=2"),
+                         "", kLimit);
+  expect_checked(whole, 2, 1);
+}
+
 TEST(FxrunPipelineTest, RanksStartedWithTorchrunsVariablesOrFlags) {
   const std::string dir = temporary_path("torchrun");
   ASSERT_EQ(std::system(absl::StrCat("mkdir -p ", dir).c_str()), 0);

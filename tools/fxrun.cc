@@ -58,6 +58,7 @@
 #include "exported_program/writer.h"
 #include "tools/output_file.h"
 #include "tools/fxrun_flags.h"
+#include "distributed/local_launcher.h"
 #include "tools/fxrun_pipeline.h"
 #include "tools/run_model.h"
 #include "tools/tracer_setup.h"
@@ -92,9 +93,15 @@ std::string one_line(absl::string_view message) {
 // "rank 1: " in a pipeline's processes, so every message names its process.
 std::string rank_prefix;
 
-[[noreturn]] void fail(absl::string_view message) {
+[[noreturn]] void fail(absl::string_view message, int exit_status = 1) {
   std::cerr << "fxrun: error: " << rank_prefix << one_line(message) << "\n";
-  std::exit(1);
+  std::exit(exit_status);
+}
+
+// A pipeline rank's failure: one a peer caused (its connection broke) exits
+// so that the launcher names the peer's own failure instead.
+[[noreturn]] void fail_rank(const absl::Status& status) {
+  fail(status.message(), absl::IsUnavailable(status) ? kPeerFailedExitStatus : 1);
 }
 
 void warn(absl::string_view message) {
@@ -304,7 +311,7 @@ int run(int argc, char** argv) {
     return 0;
   } else if (given("stages")) {
     auto joined = PipelineRank::join(*pipeline);
-    if (!joined.ok()) fail(joined.status().message());
+    if (!joined.ok()) fail_rank(joined.status());
     rank = *std::move(joined);
     rank_prefix = absl::StrCat("rank ", rank->world().rank, ": ");
   }
@@ -571,7 +578,7 @@ int run(int argc, char** argv) {
     }
     auto report = rank ? rank->run(*gm, *run_inputs, run_options, reference ? &*reference : nullptr)
                        : run_graph(*gm, *run_inputs, run_options, reference ? &*reference : nullptr);
-    if (!report.ok()) fail(report.status().message());
+    if (!report.ok()) rank ? fail_rank(report.status()) : fail(report.status().message());
     // The run's report goes under what was printed; with --emit it would break
     // the machine format, so it goes to stderr then.
     (emit.empty() ? out : std::cerr) << *report;

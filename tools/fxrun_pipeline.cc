@@ -147,6 +147,11 @@ absl::StatusOr<std::string> PipelineRank::run(const GraphModule& split_module,
           "process's own run; give split{points=...} (or cost=params) to cut alike"));
     }
   }
+  // Every rank refuses alike, before any waits on another, an output that
+  // cannot be put back together along the batch.
+  if (absl::Status s = check_outputs_follow_the_batch(split_module, inputs, settings_.microbatches); !s.ok()) {
+    return s;
+  }
   auto group = PeerGroup::connect(store_, world_, settings_.backend, settings_.timeout);
   if (!group.ok()) return group.status();
   ScheduleOptions schedule;
@@ -175,9 +180,9 @@ absl::StatusOr<std::string> PipelineRank::this_ranks_report(const StageRun& run,
   if (absl::Status s = publish(*store_, world_, "times", run.times.serialize()); !s.ok()) return s;
   std::string report;
   if (world_.is_last()) {
-    auto outputs = concat_microbatches(run.outputs, settings_.microbatches);
-    if (!outputs.ok()) return outputs.status();
     const int64_t rows = batch_rows(inputs);
+    auto outputs = concat_microbatches(run.outputs, microbatch_sizes(rows, settings_.microbatches));
+    if (!outputs.ok()) return outputs.status();
     absl::StrAppend(&report, "pipeline: ", world_.world_size, " stages on ", world_.world_size,
                     " processes (", backend_name(settings_.backend), "), ",
                     settings_.microbatches, " micro-batch(es) of ",
