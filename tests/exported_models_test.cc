@@ -160,7 +160,9 @@ TEST_P(ExportedModelsTest, ComputesWhatTheModelComputes) {
 TEST_P(ExportedModelsTest, PassesKeepWhatItComputes) {
   SKIP_UNLESS_AVAILABLE();
   const Expected e = expected_run(GetParam());
-  for (const char* pipeline : {"dce", "inline,dce", "shape_prop{device=meta},dce"}) {
+  // (const_fold then a real shape_prop: folded attributes read beside
+  // parameters that require grad, with autograd on.)
+  for (const char* pipeline : {"dce", "inline,dce", "shape_prop{device=meta},dce", "const_fold,shape_prop,dce"}) {
     auto gm = Tracer().trace(load());
     ASSERT_TRUE(gm.ok()) << gm.status();
     absl::Status ran = testing::run_pipeline(*gm, pipeline, fresh(e.inputs));

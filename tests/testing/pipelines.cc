@@ -2,6 +2,7 @@
 #include "tests/testing/pipelines.h"
 
 #include "absl/strings/str_cat.h"
+#include "passes/const_fold/const_fold.h"
 #include "passes/dce/dce.h"
 #include "passes/inline/inline.h"
 #include "passes/pass_manager.h"
@@ -15,6 +16,7 @@ absl::Status run_pipeline(GraphModule& gm, absl::string_view pipeline,
   static const Registry* registry = [] {
     auto* r = new Registry();
     PluginRegistrar registrar({"passes", "1", ""});
+    register_const_fold(registrar);
     register_inline(registrar);
     register_dce(registrar);
     register_shape_prop(registrar);
