@@ -2,6 +2,8 @@
 #include "runtime/torchscript_export.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/frontend/resolver.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <cstdio>
