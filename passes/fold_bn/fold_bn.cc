@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
 #include "passes/support/call_arguments.h"
 #include "passes/support/tensor_readers.h"
+#include "passes/support/value_writes.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
@@ -370,6 +372,33 @@ std::string sharing_problem(const TensorReaders& readers, const Layer& layer) {
   return problem;
 }
 
+// Why the graph may change a tensor folding reads, or "": a batch norm's
+// statistics or affine parameters, or the layer's weight or bias, that a node
+// may write in place (test-time adaptation, a counter kept in a buffer). The
+// folded weights are computed once: before the write the graph would compute
+// with the old values, after it the next run would.
+std::string write_problem(const TensorReaders& readers, const Layer& layer, const BatchNorm& bn) {
+  const absl::flat_hash_set<Node*> readers_folded = {bn.node, layer.node};
+  const std::pair<const at::Tensor*, const char*> tensors[] = {
+      {&bn.mean, "running mean"},
+      {&bn.var, "running variance"},
+      {bn.weight ? &*bn.weight : nullptr, "weight"},
+      {bn.bias ? &*bn.bias : nullptr, "bias"},
+      {&layer.weight, "layer's weight"},
+      {layer.bias ? &*layer.bias : nullptr, "layer's bias"},
+  };
+  for (const auto& [tensor, what] : tensors) {
+    if (tensor == nullptr || !tensor->defined()) continue;
+    if (const Node* writer = tensor_writer(readers, *tensor, readers_folded)) {
+      const bool own = std::string(what).rfind("layer", 0) == 0;
+      return absl::StrCat(own ? "the " : "the batch norm's ", what, " may be written by '", writer->name(),
+                          "' (", op_name(writer->op()), " ", writer->target(),
+                          "): folded weights would keep the values before the write");
+    }
+  }
+  return "";
+}
+
 struct Folded {
   at::Tensor weight, bias;
 };
@@ -408,6 +437,7 @@ std::string fold_problem(const TensorReaders& readers, const Layer& layer, const
     }
   }
   if (std::string s = sharing_problem(readers, layer); !s.empty()) return s;
+  if (std::string s = write_problem(readers, layer, bn); !s.empty()) return s;
   if (layer.weight.dim() < 2 || layer.weight.size(0) != bn.mean.numel() ||
       bn.var.numel() != bn.mean.numel() || (bn.weight && bn.weight->numel() != bn.mean.numel()) ||
       (bn.bias && bn.bias->numel() != bn.mean.numel())) {

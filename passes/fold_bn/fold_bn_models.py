@@ -115,6 +115,36 @@ class Training(nn.Module):
         return self.bn(self.conv(x))
 
 
+class AdaptsStatistics(nn.Module):
+    """Test-time adaptation: forward moves the batch norm's running mean
+    toward the batch's before using it, and scales its weight in place."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        y = self.conv(x)
+        with torch.no_grad():
+            self.bn.running_mean.mul_(0.9).add_(0.1 * y.mean((0, 2, 3)))
+        return self.bn(y)
+
+
+class ClipsWeight(nn.Module):
+    """Clips the batch norm's weight in place before using it."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.bn = nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        with torch.no_grad():
+            self.bn.weight.clamp_(-0.5, 0.5)
+        return self.bn(self.conv(x))
+
+
 def main():
     out_dir = sys.argv[1]
     models = {
@@ -123,6 +153,8 @@ def main():
         "conv_result_used_twice": ConvResultUsedTwice,
         "functional_bn": Functional,
         "variety_bn": Variety,
+        "adapts_statistics": AdaptsStatistics,
+        "clips_weight": ClipsWeight,
     }
     for name, cls in models.items():
         torch.manual_seed(0)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/printer.h"
 #include "core/testing/graph_listing.h"
 #include "core/well_known.h"
 #include "gmock/gmock.h"
@@ -270,6 +271,60 @@ TEST_F(FoldBnTest, FoldsNativeBatchNormLegitNoTraining) {
 }
 
 // ---- What must not change ----------------------------------------------------
+
+// Issue 36: a batch norm whose statistics or affine parameters the graph
+// writes in place was folded, and the folded graph computed with the values
+// before the write (TorchScript's --check agreed: its reference saw the
+// write). A tensor folding reads that the graph may write, directly, through
+// another get_attr or through a view, stays, with a warning naming the writer.
+TEST_F(FoldBnTest, ABatchNormWhoseTensorsTheGraphWritesStays) {
+  struct Case {
+    std::string attribute;  // the tensor written
+    bool through_view;
+  };
+  for (const Case& c : std::vector<Case>{{"mean", false}, {"var", true}, {"gamma", false},
+                                         {"beta", true}, {"w", false}}) {
+    SCOPED_TRACE(c.attribute);
+    auto g = std::make_unique<Graph>();
+    Node* x = g->placeholder("x");
+    Node* written = g->get_attr(c.attribute);  // a get_attr of its own, as a second reader has
+    if (c.through_view) written = g->call_function("aten::narrow", {written, 0, 0, 2});
+    g->call_function("aten::mul_.Scalar", {written, 0.5});
+    Node* conv = g->call_function("aten::conv2d", {x, g->get_attr("w")});
+    conv->meta().set(kTensorMetaKey, Meta{{"shape", MetaValue::List{1, 4, 3, 3}}});
+    Node* bn = g->call_function("aten::_native_batch_norm_legit_no_training",
+                                {conv, g->get_attr("gamma"), g->get_attr("beta"), g->get_attr("mean"),
+                                 g->get_attr("var"), 0.1, 1e-3});
+    g->output(g->call_function(std::string(kGetItemTarget), {bn, 0}));
+    GraphModule gm(empty_module("Writes"), std::move(g));
+    for (const auto& [name, t] : std::vector<std::pair<std::string, at::Tensor>>{
+             {"w", at::randn({4, 3, 3, 3})}, {"gamma", at::randn({4})}, {"beta", at::randn({4})},
+             {"mean", at::randn({4})}, {"var", at::rand({4}) + 0.5}}) {
+      ASSERT_TRUE(gm.add_attribute(name, t).ok());
+    }
+    std::vector<std::string> warnings = run("fold_bn", gm);
+    EXPECT_EQ(count_batch_norms(gm), 1);
+    ASSERT_THAT(warnings, SizeIs(1));
+    // (The layer's weight, read by another node, is already refused as shared.)
+    EXPECT_THAT(warnings[0], HasSubstr(c.attribute == "w" ? "the weight of 'conv2d' is also used"
+                                                          : "may be written by 'mul_'"));
+  }
+}
+
+// The same in TorchScript models: test-time adaptation of the running mean,
+// a weight clipped in place; the model's outputs are kept, run after run.
+TEST_F(FoldBnTest, ModelsThatAdaptTheirBatchNormsKeepThem) {
+  for (const char* name : {"adapts_statistics", "clips_weight"}) {
+    SCOPED_TRACE(name);
+    torch::jit::Module model = load_model(name);
+    for (const char* pipeline : {"fold_bn", "inline{recurse=true},fold_bn"}) {
+      SCOPED_TRACE(pipeline);
+      GraphModule gm = trace(model);
+      run(pipeline, gm);
+      EXPECT_EQ(count_batch_norms(gm), 1) << format_graph(gm.graph());
+    }
+  }
+}
 
 TEST_F(FoldBnTest, TrainingModeIsRefusedWithAWarning) {
   torch::jit::Module model = load_model("training_bn");

@@ -14,37 +14,6 @@
 namespace fx {
 namespace mkldnn_layout_internal {
 
-std::optional<BoundCall> bind_call(const Node& n) {
-  if (n.op() != Op::kCallFunction) return std::nullopt;
-  auto op = find_operator(n.target());
-  if (!op.ok()) return std::nullopt;
-  std::vector<std::string> kwarg_names;
-  for (const auto& kw : n.kwargs()) kwarg_names.push_back(kw.first);
-  auto positions = bind_positions(*op->schema, n.args().size(), kwarg_names);
-  if (!positions.ok()) return std::nullopt;
-  BoundCall call;
-  call.schema = op->schema;
-  const auto& params = op->schema->arguments();
-  for (size_t i = 0; i < params.size(); ++i) {
-    const ParamBinding& p = (*positions)[i];
-    switch (p.kind) {
-      case ParamBinding::kPositional:
-        call.given.push_back(&n.args()[p.index]);
-        break;
-      case ParamBinding::kKeyword:
-        call.given.push_back(&n.kwargs()[p.index].second);
-        break;
-      case ParamBinding::kDefault:
-        call.given.push_back(nullptr);
-        break;
-      case ParamBinding::kPacked:
-        return std::nullopt;
-    }
-    call.defaults.push_back(params[i].default_value().value_or(c10::IValue()));
-  }
-  return call;
-}
-
 std::optional<TensorInfo> tensor_info(const Node& n) {
   const MetaValue* meta = n.meta().find(kTensorMetaKey);
   if (meta == nullptr || !meta->is_map()) return std::nullopt;
@@ -288,14 +257,6 @@ std::optional<Candidate> adaptive_avg_pool_function(Node& n,
   c.target = "aten::adaptive_avg_pool2d";
   c.args = {n.args()[0], Argument::List(std::move(sizes))};
   return c;
-}
-
-// Users that read only a value's rank or sizes, which an MKLDNN tensor has.
-bool reads_sizes_only(const Node& user) {
-  if (user.op() == Op::kCallMethod) return user.target() == "dim" || user.target() == "size";
-  if (user.op() != Op::kCallFunction) return false;
-  const std::string& t = user.target();
-  return t == "aten::dim" || t == "aten::size" || t == "aten::size.int";
 }
 
 }  // namespace mkldnn_layout_internal

@@ -21,7 +21,6 @@
 #include "runtime/function_lowering.h"
 #include "passes/mkldnn_layout/layout_operators.h"
 #include "passes/mkldnn_layout/rank_checks.h"
-#include "passes/mkldnn_layout/value_writes.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_aliasing.h"
 

@@ -1,14 +1,13 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "passes/mkldnn_layout/value_writes.h"
+#include "passes/support/value_writes.h"
 
 #include <string>
 #include <vector>
 
-#include "passes/mkldnn_layout/layout_operators.h"
+#include "passes/support/call_arguments.h"
 #include "passes/support/operator_effects.h"
 
 namespace fx {
-namespace mkldnn_layout_internal {
 namespace {
 
 // torch.nn.functional functions with an `inplace` parameter.
@@ -27,6 +26,14 @@ bool has_inplace_parameter(const std::string& target) {
 }
 
 }  // namespace
+
+// Users that read only a value's rank or sizes, which an MKLDNN tensor has.
+bool reads_sizes_only(const Node& user) {
+  if (user.op() == Op::kCallMethod) return user.target() == "dim" || user.target() == "size";
+  if (user.op() != Op::kCallFunction) return false;
+  const std::string& t = user.target();
+  return t == "aten::dim" || t == "aten::size" || t == "aten::size.int";
+}
 
 // Whether `user` may write its argument `value`: an impure call, one whose
 // schema writes the parameter taking `value`, a leaf function called in
@@ -108,5 +115,16 @@ bool attribute_may_be_written(const Graph& graph, const std::string& target) {
   return false;
 }
 
-}  // namespace mkldnn_layout_internal
+const Node* tensor_writer(const TensorReaders& readers, const at::Tensor& t,
+                          const absl::flat_hash_set<Node*>& skip) {
+  for (const Node* reader : readers.readers(t)) {
+    if (skip.contains(const_cast<Node*>(reader))) continue;
+    if (reader->op() == Op::kCallModule) return reader;
+    // A reader of the same storage: whatever writes it, or a view of it.
+    Node& value = *const_cast<Node*>(reader);
+    if (const Node* writer = writer_of(value, skip)) return writer;
+  }
+  return nullptr;
+}
+
 }  // namespace fx
