@@ -360,6 +360,15 @@ FunctionNames function_names(const Graph& graph) {
   return out;
 }
 
+// A placeholder a torch.export program took as a keyword argument (meta
+// `_exported`: {"input": {"keyword": true}}).
+bool is_keyword_input(const Node& n) {
+  const MetaValue* exported = n.meta().find(kExportedValueKey);
+  const MetaValue* input = exported && exported->is_map() ? exported->to_map().find("input") : nullptr;
+  const MetaValue* keyword = input && input->is_map() ? input->to_map().find("keyword") : nullptr;
+  return keyword != nullptr && keyword->is_bool() && keyword->to_bool();
+}
+
 std::string torchscript_function_namespace(const Graph& graph) {
   absl::flat_hash_set<std::string> taken;
   for (const Node* n : graph.nodes()) taken.insert(n->name());
@@ -404,8 +413,19 @@ std::string python_code(const Graph& graph, CodeDialect dialect) {
   std::string body;
   body.reserve(graph.size() * 64);
   std::string return_annotation;
+  // Python takes no parameter without a default after one with a default
+  // except as keyword-only: from there on (or from a torch.export program's
+  // first keyword argument) the parameters are keyword-only, after `*`.
+  bool defaulted = false, keyword_only = false;
   for (const Node* n : graph.nodes()) {
     if (n->op() == Op::kPlaceholder) {
+      const bool starred = absl::StartsWith(n->target(), "*");
+      if (!torchscript && !keyword_only && !starred &&
+          ((defaulted && n->args().empty()) || is_keyword_input(*n))) {
+        keyword_only = true;
+        signature += ", *";
+      }
+      defaulted = defaulted || !n->args().empty();
       absl::StrAppend(&signature, ", ", n->target());
       if (!n->type().empty()) absl::StrAppend(&signature, " : ", n->type());
       if (!n->args().empty()) absl::StrAppend(&signature, " = ", code(n->args()[0]));

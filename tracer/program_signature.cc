@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/message_text.h"
+#include "core/naming.h"
 #include "core/well_known.h"
 #include "tracer/program_walker.h"
 
@@ -49,6 +50,17 @@ std::string annotation_of(const ep::TreeSpec& spec) {
     }
     default: return "";
   }
+}
+
+// forward's argument names become the parameters of printed code (`def
+// forward(self, x)`) and of ep.module()'s: a name that is no identifier would
+// be code there.
+absl::Status check_argument_name(const std::string& name) {
+  if (is_python_attribute_name(name)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "the program names an argument of forward ", quote_for_message(name),
+      ", which is not a Python identifier (or is a keyword): torch.export writes identifiers, so the "
+      "file is damaged or was made by hand"));
 }
 
 }  // namespace
@@ -110,6 +122,7 @@ absl::Status ProgramWalker::add_placeholders() {
     // A structure (a dict of feature maps, a list of tensors): one
     // placeholder, and a getitem for each leaf, named as the program names it.
     const std::string annotation = annotation_of(spec);
+    if (absl::Status s = check_argument_name(arg_name); !s.ok()) return s;
     Node* p = tracer_.create_proxy(Op::kPlaceholder, arg_name, {}, {}, arg_name);
     if (!annotation.empty()) {
       p->set_type(annotation);
@@ -207,6 +220,7 @@ absl::StatusOr<Node*> ProgramWalker::add_leaf_placeholder(const ep::InputSpec& s
                                                    ep::argument_key(a.kind), ", which is not supported"));
   }
   if (name.empty()) name = value_name.empty() ? absl::StrCat("arg", index) : value_name;
+  if (absl::Status s = check_argument_name(name); !s.ok()) return s;
   Node* p = tracer_.create_proxy(Op::kPlaceholder, name, std::move(default_value), {}, name);
   if (type != "Tensor") p->set_type(type);
   p->meta().set(kTorchScriptTypeKey, type);
