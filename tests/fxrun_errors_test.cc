@@ -5,14 +5,18 @@
 // hang, one `fxrun: error: ...` line with exit status 1 for every error, a
 // warning when an option matched nothing, and messages that show what the
 // user typed without flooding or corrupting the terminal.
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <caffe2/serialize/inline_container.h>
 #include <torch/script.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -330,6 +334,80 @@ TEST(FxrunErrorsTest, MessagesSayWhatIsWrong) {
                "long name");
   Result ok = fxrun(m1 + " --print=code --output=" + temporary_path(std::string(242, 'a')));
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+// Issue 36: `--model=- < m.pt` with --output=/dev/stdin, a link to it or
+// --save=m.pt replaced m.pt, exit 0. Standard input is one of the inputs,
+// identified by device and inode.
+TEST(FxrunErrorsTest, TheModelOnStandardInputIsNeverAnOutput) {
+  const std::string model = temporary_path("stdin_model.pt");
+  const std::string bytes = read_file(runfile("tests/fixtures/m1.pt"));
+  write_file(model, bytes);
+  const std::string link = temporary_path("stdin_link");
+  ::unlink(link.c_str());
+  ASSERT_EQ(::symlink("/dev/stdin", link.c_str()), 0);
+  for (const std::string& flags : {std::string("--output=/dev/stdin"), "--output=" + link,
+                                   "--save=" + model + " --print=none", std::string("--save=/dev/stdin --print=none")}) {
+    Result r = fxrun(absl::StrCat("--model=- ", flags, " < ", model));
+    expect_one_error_line(r, "is one of the inputs (standard input, the model)", flags);
+    EXPECT_EQ(read_file(model), bytes) << flags;
+  }
+}
+
+// Issue 36: under a file-size limit SIGXFSZ ended fxrun with no word and the
+// temporary left beside the target; and a run whose --output failed had
+// already replaced --save's target. Every output is written in full before
+// any target is replaced, and EFBIG is an error as others are.
+TEST(FxrunErrorsTest, AnOutputPastTheFileSizeLimitReplacesNothing) {
+  const std::string saved = temporary_path("limited_save.pt");
+  const std::string listing = temporary_path("limited_graph.json");
+  write_file(saved, "the previous model\n");
+  write_file(listing, "the previous graph\n");
+  // The model (2.7 kB) fits, its graph file (7 kB) does not.
+  rlimit before;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &before), 0);
+  rlimit limited = before;
+  limited.rlim_cur = 5000;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  Result r = fxrun(absl::StrCat("--model=", runfile("tests/fixtures/ops.pt"), " --save=", saved,
+                                " --emit=json --output=", listing));
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &before), 0);
+  expect_one_error_line(r, "cannot write --output", "file size");
+  EXPECT_THAT(r.err, HasSubstr("File too large"));
+  EXPECT_EQ(read_file(saved), "the previous model\n");
+  EXPECT_EQ(read_file(listing), "the previous graph\n");
+  for (const auto& entry : std::filesystem::directory_iterator(std::getenv("TEST_TMPDIR"))) {
+    EXPECT_THAT(entry.path().filename().string(), Not(HasSubstr(".fxrun-"))) << "a temporary was left";
+  }
+}
+
+// Issue 36: numbers and combinations that crashed or ended in libtorch's text.
+TEST(FxrunErrorsTest, Round4MistakesAreOneLineErrors) {
+  const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt");
+  // The runs' count overflowed an int, then the median of no time: SIGSEGV.
+  expect_one_error_line(fxrun(m1 + " --run --input-shape=3,4 --repeat=2147483647 --warmup=1"),
+                        "--repeat and --warmup take at most 1000000 runs each", "repeat");
+  // libtorch's `variable.set_data` message, moving the reference to meta.
+  expect_one_error_line(fxrun(m1 + " --check --input-shape=3,4 --device=meta"),
+                        "--check compares values, and the meta device has none", "meta check");
+  // A TorchScript file of a format version this libtorch does not read:
+  // libtorch's 268-character enforce message.
+  const std::string newer = temporary_path("version99.pt");
+  {
+    caffe2::serialize::PyTorchStreamReader reader(runfile("tests/fixtures/m1.pt"));
+    caffe2::serialize::PyTorchStreamWriter writer(newer);
+    writer.setMinVersion(99);
+    for (const std::string& record : reader.getAllRecords()) {
+      if (record == ".data/version" || record == "version") continue;  // the writer's own
+      auto [data, size] = reader.getRecord(record);
+      writer.writeRecord(record, data.get(), size);
+    }
+    writer.writeEndOfFile();
+  }
+  Result r = fxrun("--model=" + newer);
+  expect_one_error_line(r, "its file format version is 99, and libtorch", "version 99");
+  EXPECT_THAT(r.err, HasSubstr("a newer PyTorch wrote it"));
+  EXPECT_THAT(r.err, Not(HasSubstr("Your PyTorch installation")));
 }
 
 }  // namespace

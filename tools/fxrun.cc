@@ -19,6 +19,7 @@
 // is a one-line error on stderr and exit status 1.
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -89,6 +90,13 @@ std::string one_line(absl::string_view message) {
   }
   return out;
 }
+
+// How the inputs checked against outputs name standard input (its file,
+// when it is one: same_file follows the link).
+constexpr char kStandardInput[] = "/proc/self/fd/0";
+
+// The most runs --repeat or --warmup take.
+constexpr int kMaxRuns = 1000000;
 
 // "rank 1: " in a pipeline's processes, so every message names its process.
 std::string rank_prefix;
@@ -260,6 +268,12 @@ int run(int argc, char** argv) {
     if (run_options.repeat < 1 || run_options.warmup < 0 || absl::GetFlag(FLAGS_threads) < 0) {
       fail("--repeat takes a count of at least 1, --warmup and --threads counts of at least 0");
     }
+    // Timed runs are counted in an int (and kept, one time each): a bound
+    // well past any useful timing.
+    if (run_options.repeat > kMaxRuns || run_options.warmup > kMaxRuns) {
+      fail(absl::StrCat("--repeat and --warmup take at most ", kMaxRuns, " runs each (given ",
+                        run_options.repeat, " and ", run_options.warmup, ")"));
+    }
     // More threads than the machine runs at once only slow the run down (and
     // a huge count would take the machine's memory making them).
     const unsigned hardware_threads = std::max(1u, std::thread::hardware_concurrency());
@@ -302,6 +316,10 @@ int run(int argc, char** argv) {
   auto pipeline = pipeline_settings(pipeline_flags, given, run_graph_too);
   if (!pipeline.ok()) fail(pipeline.status().message());
   if (run_options.device.is_meta() && given("stages")) fail("--stages runs values: use cpu or cuda");
+  if (run_options.device.is_meta() && check) {
+    fail("--check compares values, and the meta device has none: run on cpu or cuda (--device=meta "
+         "with --run gives shapes and dtypes)");
+  }
   std::unique_ptr<PipelineRank> rank;
   if (given("stages") && !started_as_rank(pipeline->world, process_environment())) {
     absl::Status ran = launch_local_pipeline(
@@ -333,6 +351,10 @@ int run(int argc, char** argv) {
   inputs.insert(inputs.end(), plugin_paths.begin(), plugin_paths.end());
   inputs.insert(inputs.end(), op_libraries.begin(), op_libraries.end());
   if (given("input")) inputs.push_back(user_path(absl::GetFlag(FLAGS_input)));
+  // The model read from standard input is a file too (`--model=- < m.pt`):
+  // an output naming it (/dev/stdin, a link to it, its own name) would
+  // replace it.
+  if (model_path == "-") inputs.push_back(kStandardInput);
   // The run --check of a program compares with (a .pt2 program's; known
   // once the model is read).
   std::string saved_run_path;
@@ -354,7 +376,8 @@ int run(int argc, char** argv) {
     for (const std::string& input : inputs) {
       if (same_file(prepared->path(), input)) {
         fail(absl::StrCat("--", flag, " ", path_for_message(prepared->path()),
-                          " is one of the inputs (", path_for_message(input),
+                          " is one of the inputs (",
+                          input == kStandardInput ? "standard input, the model" : path_for_message(input),
                           "); writing it would destroy it: give another --", flag));
       }
     }
@@ -371,13 +394,14 @@ int run(int argc, char** argv) {
   }
   std::ostream& out = output ? output->stream() : std::cout;
   // Writes the output files, if any, now that the run succeeded.
+  // Every file is written in full before any replaces its target: a run
+  // whose second output fails (a full disk) leaves the first target as it was.
   auto finish = [&]() -> int {
-    if (saved) {
-      if (absl::Status s = saved->commit(); !s.ok()) fail(s.message());
-    }
-    if (output) {
-      if (absl::Status s = output->commit(); !s.ok()) fail(s.message());
-    } else {
+    std::vector<OutputFile*> files;
+    if (saved) files.push_back(&*saved);
+    if (output) files.push_back(&*output);
+    if (absl::Status s = commit_all(files); !s.ok()) fail(s.message());
+    if (!output) {
       std::cout.flush();
       if (!std::cout) fail("writing to standard output failed");
     }
@@ -592,6 +616,10 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   // A crash in a plugin names the plugin and what it was doing.
   fx::install_crash_report("fxrun");
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG, which is
+  // reported as other write errors are, instead of SIGXFSZ ending the
+  // process with no word and the temporary left beside the target.
+  std::signal(SIGXFSZ, SIG_IGN);
   // Every error a user can cause is a Status with its own message; an
   // exception that escapes anyway is still one line and exit status 1.
   try {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <torch/csrc/jit/serialization/import.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -53,6 +54,18 @@ std::string explain(const std::string& reason) {
   const std::optional<size_t> has = number_after(line, " storage only has ");
   if (needed && has) {
     return absl::StrCat("a tensor reaches past its storage (", *needed, " bytes of ", *has, ")");
+  }
+  // "Attempted to read a PyTorch file with version 99, but the maximum
+  // supported version for reading is 10. Your PyTorch installation may be too
+  // old." (and the minimum's twin), with where libtorch raised it.
+  if (const std::optional<size_t> version = number_after(line, "read a PyTorch file with version ")) {
+    const std::optional<size_t> most = number_after(line, "maximum supported version for reading is ");
+    const std::optional<size_t> least = number_after(line, "minimum supported version for reading is ");
+    return absl::StrCat(
+        "its file format version is ", *version, ", and libtorch ", TORCH_VERSION, " reads versions ",
+        least ? absl::StrCat(*least, " and later") : most ? absl::StrCat("up to ", *most) : "other than it",
+        most ? ": a newer PyTorch wrote it; save it with the PyTorch of this platform (or read it where libtorch is newer)"
+             : "");
   }
   // "Unknown builtin op: torchvision::nms." and its variants.
   for (absl::string_view marker : {"Unknown builtin op: ", "Unknown custom op: "}) {

@@ -112,8 +112,26 @@ std::string random_suffix() {
 
 }  // namespace
 
+absl::Status OutputFile::error(int err) const {
+  return os_error(absl::StrCat("cannot write ", flag_), path_, err);
+}
+
+OutputFile::~OutputFile() { abandon(); }
+
+void OutputFile::abandon() {
+  if (temporary_.empty()) return;
+  ::unlink(temporary_.c_str());
+  temporary_.clear();
+  removed_.reset();
+}
+
 absl::Status OutputFile::commit() {
-  auto error = [&](int err) { return os_error(absl::StrCat("cannot write ", flag_), path_, err); };
+  if (absl::Status s = write(); !s.ok()) return s;
+  return replace();
+}
+
+absl::Status OutputFile::write() {
+  abandon();
   // The file replaced, whose mode and owner the replacement keeps.
   struct stat target;
   const bool replaces = ::stat(path_.c_str(), &target) == 0 && S_ISREG(target.st_mode);
@@ -130,7 +148,7 @@ absl::Status OutputFile::commit() {
     fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, replaces ? 0600 : 0666);
     if (fd < 0 && (errno != EEXIST || attempt == 100)) return error(errno);
   }
-  auto abandon = [&](int err) {
+  auto give_up = [&](int err) {
     if (fd >= 0) ::close(fd);
     ::unlink(temporary.c_str());
     return error(err);
@@ -141,7 +159,7 @@ absl::Status OutputFile::commit() {
     const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return abandon(errno);
+      return give_up(errno);  // EFBIG past a file-size limit too (fxrun ignores SIGXFSZ)
     }
     written += static_cast<size_t>(n);
   }
@@ -152,13 +170,39 @@ absl::Status OutputFile::commit() {
     if (::fchown(fd, target.st_uid, target.st_gid) != 0) {
       (void)::fchown(fd, static_cast<uid_t>(-1), target.st_gid);
     }
-    if (::fchmod(fd, target.st_mode & 07777) != 0) return abandon(errno);
+    if (::fchmod(fd, target.st_mode & 07777) != 0) return give_up(errno);
   }
-  if (::fsync(fd) != 0) return abandon(errno);
+  if (::fsync(fd) != 0) return give_up(errno);
   const int closed = ::close(fd);
   fd = -1;
-  if (closed != 0) return abandon(errno);
-  if (::rename(temporary.c_str(), path_.c_str()) != 0) return abandon(errno);
+  if (closed != 0) return give_up(errno);
+  temporary_ = std::move(temporary);
+  removed_ = std::move(removed);
+  return absl::OkStatus();
+}
+
+absl::Status OutputFile::replace() {
+  if (temporary_.empty()) return absl::FailedPreconditionError(absl::StrCat(flag_, " was not written"));
+  if (::rename(temporary_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    abandon();
+    return error(err);
+  }
+  temporary_.clear();
+  removed_.reset();
+  return absl::OkStatus();
+}
+
+absl::Status commit_all(const std::vector<OutputFile*>& files) {
+  for (OutputFile* f : files) {
+    if (absl::Status s = f->write(); !s.ok()) {
+      for (OutputFile* other : files) other->abandon();
+      return s;
+    }
+  }
+  for (OutputFile* f : files) {
+    if (absl::Status s = f->replace(); !s.ok()) return s;
+  }
   return absl::OkStatus();
 }
 

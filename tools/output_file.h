@@ -21,13 +21,17 @@
 #ifndef FX_TOOLS_OUTPUT_FILE_H_
 #define FX_TOOLS_OUTPUT_FILE_H_
 
+#include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace fx {
+
+class RemovedOnSignal;
 
 class OutputFile {
  public:
@@ -37,7 +41,6 @@ class OutputFile {
   // such as /dev/null, a FIFO) is refused: renaming over it would replace it.
   static absl::StatusOr<OutputFile> prepare(std::string path, std::string flag = "--output");
 
-  OutputFile(OutputFile&&) = default;
   OutputFile& operator=(OutputFile&&) = default;
 
   std::ostream& stream() { return buffer_; }
@@ -46,13 +49,31 @@ class OutputFile {
   // renames it over the target. Errors carry strerror and the path.
   absl::Status commit();
 
+  // commit() in two steps, for several files: write() leaves the complete
+  // temporary file (an error removes it), replace() renames it over the
+  // target, abandon() removes a written one.
+  absl::Status write();
+  absl::Status replace();
+  void abandon();
+
+  OutputFile(OutputFile&&) = default;
+  ~OutputFile();
+
  private:
   OutputFile(std::string path, std::string flag)
       : path_(std::move(path)), flag_(std::move(flag)) {}
+  absl::Status error(int err) const;
   std::string path_;
   std::string flag_;
   std::ostringstream buffer_;
+  std::string temporary_;  // written, not yet renamed
+  std::unique_ptr<RemovedOnSignal> removed_;
 };
+
+// Writes every file in full, then replaces the targets: when a file cannot
+// be written (a full disk, a file-size limit) no target is replaced, and the
+// error names that file.
+absl::Status commit_all(const std::vector<OutputFile*>& files);
 
 // A path removed if SIGINT or SIGTERM ends the process while this object
 // lives. The handler, installed with the first object (where the signal's
