@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 #include "core/graph.h"
 #include "core/well_known.h"
 #include "gmock/gmock.h"
@@ -332,6 +333,25 @@ TEST(GraphDotTest, RenderingErrorsSayWhatWentWrong) {
   auto missing = render_with_graphviz("/no/such/dot", "digraph {}", "svg");
   EXPECT_THAT(std::string(missing.status().message()),
               HasSubstr("cannot run Graphviz's dot (/no/such/dot): No such file or directory"));
+}
+
+// Issue 36: a dot that never ends made --emit=svg wait for ever.
+TEST(GraphDotTest, ADotThatNeverEndsIsStoppedAtTheLimit) {
+  const std::string fake = absl::StrCat(std::getenv("TEST_TMPDIR"), "/endless_dot");
+  {
+    FILE* f = std::fopen(fake.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("#!/bin/sh\nexec sleep 600\n", f);
+    std::fclose(f);
+  }
+  ASSERT_EQ(::chmod(fake.c_str(), 0755), 0);
+  const absl::Time start = absl::Now();
+  auto rendered = render_with_graphviz(fake, "digraph { a -> b }", "svg", absl::Seconds(1));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(30));
+  ASSERT_EQ(rendered.status().code(), absl::StatusCode::kDeadlineExceeded) << rendered.status();
+  EXPECT_THAT(std::string(rendered.status().message()),
+              HasSubstr("Graphviz's dot did not finish in 1s and was stopped"));
+  EXPECT_THAT(std::string(rendered.status().message()), HasSubstr("--emit=dot"));
 }
 
 TEST(GraphDotTest, DotMissingFromPathSaysHowToInstallIt) {

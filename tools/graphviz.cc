@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -189,7 +190,8 @@ absl::StatusOr<std::string> find_graphviz_dot() {
 
 absl::StatusOr<RenderedPicture> render_with_graphviz(const std::string& dot_program,
                                                      absl::string_view dot_text,
-                                                     absl::string_view format) {
+                                                     absl::string_view format,
+                                                     absl::Duration limit) {
   if (format != "svg" && format != "png") {
     return absl::InvalidArgumentError(
         absl::StrCat("Graphviz renders svg or png here, not ", quote_for_message(format)));
@@ -232,6 +234,8 @@ absl::StatusOr<RenderedPicture> render_with_graphviz(const std::string& dot_prog
   // read everything, and either side's pipe fills up at 64 KiB.
   std::string output, errors;
   absl::Status io_error;
+  const absl::Time deadline = absl::Now() + limit;
+  bool timed_out = false;
   {
     SigpipeBlock no_sigpipe;
     size_t written = 0;
@@ -241,11 +245,19 @@ absl::StatusOr<RenderedPicture> render_with_graphviz(const std::string& dot_prog
       pollfd fds[3] = {{in_write.get(), POLLOUT, 0},
                        {out_read.get(), POLLIN, 0},
                        {err_read.get(), POLLIN, 0}};
-      if (::poll(fds, 3, -1) < 0) {
+      const absl::Duration left = deadline - absl::Now();
+      if (left <= absl::ZeroDuration()) {
+        timed_out = true;
+        ::kill(pid, SIGKILL);
+        break;
+      }
+      const int ready = ::poll(fds, 3, static_cast<int>(std::min<int64_t>(absl::ToInt64Milliseconds(left) + 1, 1000)));
+      if (ready < 0) {
         if (errno == EINTR) continue;
         io_error = absl::InternalError(absl::StrCat("waiting for dot: ", std::strerror(errno)));
         break;
       }
+      if (ready == 0) continue;
       if (fds[0].revents != 0) {
         const ssize_t n = ::write(in_write.get(), dot_text.data() + written, dot_text.size() - written);
         if (n > 0) written += static_cast<size_t>(n);
@@ -274,6 +286,12 @@ absl::StatusOr<RenderedPicture> render_with_graphviz(const std::string& dot_prog
     }
   }
   if (!io_error.ok()) return io_error;
+  if (timed_out) {
+    return absl::DeadlineExceededError(absl::StrCat(
+        "Graphviz's dot did not finish in ", absl::FormatDuration(limit),
+        " and was stopped: the graph may be too large to lay out; write --emit=dot and run dot "
+        "yourself, or draw less (--emit-scope)"));
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     const std::string how = WIFEXITED(status)
                                 ? absl::StrCat("exit status ", WEXITSTATUS(status))

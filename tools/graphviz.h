@@ -38,9 +38,10 @@
 //     reuse it. Otherwise the environment is passed on unchanged.
 //   * A PNG is scaled down to fit 100 by 100 inches (9600 pixels a side): a
 //     bitmap of a large graph in full takes gigabytes and minutes, and an
-//     SVG, always drawn in full, is the picture for those. There is no time
-//     limit: dot draws inlined ResNet-50 (656 nodes) in about 0.2 s of CPU
-//     as SVG, 2.5 s as PNG.
+//     SVG, always drawn in full, is the picture for those.
+//   * A dot that has not finished after `limit` (kDotTimeLimit: dot draws
+//     inlined ResNet-50, 656 nodes, in about 0.2 s of CPU as SVG, 2.5 s as
+//     PNG) is killed, and the error says so and what to do instead.
 //   * render_with_graphviz is thread-compatible: calls on several threads
 //     touch only their own pipes and their own thread's signal mask.
 #ifndef FX_TOOLS_GRAPHVIZ_H_
@@ -50,6 +51,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/strings/string_view.h"
 
 namespace fx {
@@ -63,11 +65,14 @@ struct RenderedPicture {
   std::vector<std::string> warnings;  // dot's stderr lines, when it succeeded
 };
 
+inline constexpr absl::Duration kDotTimeLimit = absl::Minutes(10);
+
 // `dot_text` laid out and rendered by the `dot` program at `dot_program`, as
-// `format` ("svg" or "png").
+// `format` ("svg" or "png"), within `limit`.
 absl::StatusOr<RenderedPicture> render_with_graphviz(const std::string& dot_program,
                                                      absl::string_view dot_text,
-                                                     absl::string_view format);
+                                                     absl::string_view format,
+                                                     absl::Duration limit = kDotTimeLimit);
 
 // The XDG cache directory dot is given (see Fonts above): "" when the
 // caller's own is writable and is passed on unchanged.
