@@ -149,8 +149,9 @@ absl::Status PassManager::run_pass(Step& step, GraphModule& module, PassContext&
   using Clock = std::chrono::steady_clock;
   const uint64_t before = module.version();
   const auto start = Clock::now();
-  absl::Status s = call_plugin(step.plugin, absl::StrCat("running pass '", step.name, "'"),
-                               [&] { return step.pass->run(module, context); });
+  absl::Status s = call_plugin_within(step.plugin, absl::StrCat("running pass '", step.name, "'"),
+                                      options_.pass_time_limit, options_.time_limit_hint,
+                                      [&] { return step.pass->run(module, context); });
   timings_[step.timing].second += std::chrono::duration<double>(Clock::now() - start).count();
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat("pass '", step.name, "' failed: ", s.message()));

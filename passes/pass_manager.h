@@ -37,6 +37,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/strings/string_view.h"
 #include "plugins/pass.h"
 #include "plugins/pipeline_text.h"
@@ -53,6 +54,12 @@ struct PassManagerOptions {
   // Called after the passes named in print_after (default: prints the graph
   // to stdout under a "*** IR Dump After <pass> ***" banner).
   std::function<void(const std::string& pass, const GraphModule& module)> printer;
+  // How long one pass may run: past it the process ends, naming the pass and
+  // its plugin (plugin_guard.h's call_plugin_within: a pass that never
+  // returns cannot be stopped otherwise). `time_limit_hint` ends that line,
+  // saying how the limit is set.
+  absl::Duration pass_time_limit = absl::InfiniteDuration();
+  std::string time_limit_hint = "PassManagerOptions::pass_time_limit";
 };
 
 class PassManager {

@@ -2,6 +2,7 @@
 #include "plugins/plugin_guard.h"
 
 #include <signal.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,7 +33,7 @@ std::atomic<int> g_depth{0};  // lock-free: read by the signal handler
 char g_program[128] = "";
 std::atomic<bool> g_installed{false};
 
-constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
 
 // A stack of its own for the handler: a stack overflow has used up the
 // thread's. (sigaltstack is per thread: this one serves the main thread.)
@@ -61,6 +62,8 @@ const char* describe_signal(int sig) {
     case SIGFPE: return "SIGFPE, an arithmetic error";
     case SIGILL: return "SIGILL, an illegal instruction";
     case SIGABRT: return "SIGABRT, an abort";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
     default: return "a fatal signal";
   }
 }
@@ -71,9 +74,29 @@ struct sigaction g_previous[NSIG];
 
 void report_crash(int sig, siginfo_t* info, void*) {
   const int depth = g_depth.load();
+  const bool in_plugin = depth > 0 && depth <= kMaxActivities && !g_activities[depth - 1].host;
+  // A request to end (kill, Ctrl-C) is a crash of nobody's: named only
+  // when plugin code was running (it may have raised it, or hung).
+  const bool request = sig == SIGTERM || sig == SIGINT;
+  if (request && in_plugin) {
+    const Activity& a = g_activities[depth - 1];
+    write_text(g_program);
+    write_text(": error: ");
+    write_text(describe_signal(sig));
+    write_text(" ended the process while ");
+    write_text(a.who);
+    write_text(" was ");
+    write_text(a.what);
+    write_text(" (the plugin raised it, or it was sent from outside)\n");
+  }
+  if (request) {
+    ::sigaction(sig, &g_previous[sig], nullptr);
+    ::raise(sig);  // blocked in here: delivered to the previous handler, or the default, on return
+    return;
+  }
   write_text(g_program);
   write_text(": error: ");
-  if (depth > 0 && depth <= kMaxActivities && !g_activities[depth - 1].host) {
+  if (in_plugin) {
     const Activity& a = g_activities[depth - 1];
     write_text(a.who);
     write_text(" crashed (");
@@ -158,6 +181,45 @@ class PluginError : public std::runtime_error {
 };
 
 }  // namespace
+
+namespace {
+
+// The line call_plugin_within's timer prints, formatted before it is armed.
+char g_timeout_text[3 * kTextSize];
+
+void report_timeout(int) {
+  write_text(g_timeout_text);
+  ::_exit(1);
+}
+
+}  // namespace
+
+absl::Status call_plugin_within(const PluginRecord& plugin, absl::string_view what,
+                                absl::Duration limit, absl::string_view how_to_change,
+                                absl::FunctionRef<absl::Status()> fn) {
+  if (limit == absl::InfiniteDuration()) return call_plugin(plugin, what, fn);
+  const std::string text = absl::StrCat(g_program[0] != '\0' ? g_program : "error", ": error: plugin ",
+                                        describe_plugin(plugin), " did not finish ", what, " in ",
+                                        absl::FormatDuration(limit), "; stopped (", how_to_change, ")\n");
+  const size_t n = std::min(text.size(), sizeof(g_timeout_text) - 1);
+  std::memcpy(g_timeout_text, text.data(), n);
+  g_timeout_text[n] = '\0';
+  struct sigaction action = {};
+  action.sa_handler = report_timeout;
+  sigemptyset(&action.sa_mask);
+  struct sigaction previous;
+  ::sigaction(SIGALRM, &action, &previous);
+  const int64_t micros = std::max<int64_t>(1, absl::ToInt64Microseconds(limit));
+  itimerval timer = {};
+  timer.it_value.tv_sec = micros / 1000000;
+  timer.it_value.tv_usec = micros % 1000000;
+  ::setitimer(ITIMER_REAL, &timer, nullptr);
+  absl::Status s = call_plugin(plugin, what, fn);
+  const itimerval off = {};
+  ::setitimer(ITIMER_REAL, &off, nullptr);
+  ::sigaction(SIGALRM, &previous, nullptr);
+  return s;
+}
 
 absl::Status call_plugin(const PluginRecord& plugin, absl::string_view what,
                          absl::FunctionRef<absl::Status()> fn) {
@@ -250,13 +312,19 @@ class GuardedTracerExtension : public TracerExtension {
   absl::Status call(absl::string_view hook, absl::FunctionRef<absl::Status()> fn) {
     return call_plugin(plugin_, absl::StrCat("in ", hook, " of tracer extension '", name_, "'"), fn);
   }
-  // create_proxy and create_node, whose result is a node.
+  // create_proxy and create_node, whose result is a node: never null (the
+  // next hook, or the tracer, would be blamed for it).
   Node* node_hook(absl::string_view hook, absl::FunctionRef<Node*()> fn) {
     Node* node = nullptr;
     rethrow(call(hook, [&] {
       node = fn();
       return absl::OkStatus();
     }));
+    if (node == nullptr) {
+      throw PluginError(absl::StrCat("plugin ", describe_plugin(plugin_), "'s tracer extension '", name_,
+                                     "' returned no node from ", hook, " (it must return what its next "
+                                     "hook returns, or a node it made)"));
+    }
     return node;
   }
   // Hooks without a Status pass an exception on, described.

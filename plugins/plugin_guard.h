@@ -25,6 +25,15 @@
 //     work (write(2) of text formatted before).
 //   * PluginActivity::Host marks code a plugin calls back into (the rest of a
 //     hook chain): a crash there is not the plugin's.
+//   * SIGTERM and SIGINT while plugin code runs (raised by the plugin, or
+//     sent from outside to a plugin that hangs) print one line naming the
+//     plugin and what it was doing before the process ends by the signal;
+//     outside plugin code they are left alone.
+//   * call_plugin_within bounds the time of one call: past `limit` the
+//     process ends (exit status 1) after one line, "<program>: error: plugin
+//     'x' (/path) did not finish running pass 'p' in 30s; stopped". Code that
+//     does not return cannot be stopped and leave the program sound, so
+//     nothing else is possible; the host says how the limit is set.
 #ifndef FX_PLUGINS_PLUGIN_GUARD_H_
 #define FX_PLUGINS_PLUGIN_GUARD_H_
 
@@ -34,6 +43,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "plugins/registry.h"
 #include "tracer/tracer.h"
 
@@ -73,6 +83,13 @@ std::string describe_plugin(const PluginRecord& plugin);
 // Runs plugin code `fn` as `plugin` doing `what`; see the file comment.
 absl::Status call_plugin(const PluginRecord& plugin, absl::string_view what,
                          absl::FunctionRef<absl::Status()> fn);
+
+// call_plugin, and the process ended should `fn` not return within `limit`
+// (absl::InfiniteDuration(): no bound); `how_to_change` ends the line
+// ("--pass-timeout sets the limit"). Calls on one thread at a time.
+absl::Status call_plugin_within(const PluginRecord& plugin, absl::string_view what,
+                                absl::Duration limit, absl::string_view how_to_change,
+                                absl::FunctionRef<absl::Status()> fn);
 
 // `extension` (made by `plugin`'s factory for tracer extension `name`) with
 // every hook run as plugin code. Hooks that return a Status (call_module,

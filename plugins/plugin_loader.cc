@@ -95,7 +95,12 @@ absl::StatusOr<PluginRecord> load_plugin(const std::string& path, Registry& regi
   if (const PluginRecord* loaded = registry.find_plugin_by_path(canonical)) return *loaded;
 
   if (absl::Status s = check_shared_library_size(canonical, "plugin"); !s.ok()) return s;
-  void* handle = ::dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // Its static initializers run in dlopen: a crash there is the plugin's.
+  void* handle = nullptr;
+  {
+    PluginActivity loading(PluginRecord{"", "", canonical}, "being loaded (its static initializers)");
+    handle = ::dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
   if (handle == nullptr) {
     const char* why = ::dlerror();
     return absl::InvalidArgumentError(absl::StrCat(

@@ -73,6 +73,35 @@ TEST(FxrunPluginErrorsTest, APluginThatCrashesIsNamedWithWhatItWasDoing) {
   }
 }
 
+// Issue 36 (round 3's malicious plugins): a pass that raises SIGTERM died
+// with no line; an abort in a plugin's static initializer did not name the
+// plugin; an extension whose create_node returned null made fxrun blame
+// module_path; a pass that never returns: nothing named it.
+TEST(FxrunPluginErrorsTest, PluginsThatEndTheProcessHangOrReturnNothingAreNamed) {
+  const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt") + " --print=none ";
+  Result term = fxrun(m1 + crashy() + " --passes='crash{how=sigterm}'");
+  EXPECT_TRUE(term.exit_code == -1 || term.exit_code > 128) << term.exit_code;
+  EXPECT_THAT(term.err, ::testing::StartsWith("fxrun: error: SIGTERM ended the process while plugin 'crashy' ("));
+  EXPECT_THAT(term.err, HasSubstr(" was running pass 'crash'"));
+
+  Result load = fxrun(m1 + "--plugin=" + runfile("tests/plugins/libmisbehaving.so"),
+                      "FX_TEST_MISBEHAVE=static_abort");
+  EXPECT_TRUE(load.exit_code == -1 || load.exit_code > 128) << load.exit_code;
+  EXPECT_THAT(load.err, ::testing::StartsWith("fxrun: error: plugin "));
+  EXPECT_THAT(load.err, HasSubstr("libmisbehaving.so crashed (SIGABRT, an abort) while being loaded"));
+
+  expect_one_error_line(fxrun(m1 + crashy() + " --tracer='module_path,crash{how=null}'"),
+                        "plugin 'crashy' (", "null node");
+  Result null = fxrun(m1 + crashy() + " --tracer='module_path,crash{how=null}'");
+  EXPECT_THAT(null.err, HasSubstr("tracer extension 'crash' returned no node from create_node"));
+  EXPECT_THAT(null.err, Not(HasSubstr("module_path")));
+
+  Result loop = fxrun(m1 + crashy() + " --passes='crash{how=loop}' --pass-timeout=1");
+  expect_one_error_line(loop, "plugin 'crashy' (", "endless pass");
+  EXPECT_THAT(loop.err, HasSubstr(") did not finish running pass 'crash' in 1s; stopped (--pass-timeout sets the limit)"));
+  expect_one_error_line(fxrun(m1 + "--pass-timeout=-1"), "--pass-timeout takes the seconds", "negative");
+}
+
 TEST(FxrunPluginErrorsTest, RegistrationsNoPipelineCanUseAreRefused) {
   const std::string m1 = "--model=" + runfile("tests/fixtures/m1.pt") + " --print=none ";
   const std::string misbehaving = "--plugin=" + runfile("tests/plugins/libmisbehaving.so");

@@ -425,6 +425,14 @@ int run(int argc, char** argv) {
   PassManagerOptions pm_options;
   pm_options.verify_each = absl::GetFlag(FLAGS_verify_each);
   pm_options.time_passes = absl::GetFlag(FLAGS_time_passes);
+  {
+    const double limit = absl::GetFlag(FLAGS_pass_timeout);
+    if (!(limit >= 0) || limit > 7 * 24 * 3600) {
+      fail("--pass-timeout takes the seconds one pass may run, 0 for no limit (a week at most)");
+    }
+    if (limit > 0) pm_options.pass_time_limit = absl::Seconds(limit);
+    pm_options.time_limit_hint = "--pass-timeout sets the limit";
+  }
   pm_options.print_after = absl::GetFlag(FLAGS_print_after);
   pm_options.print_after_all = absl::GetFlag(FLAGS_print_after_all);
   const std::string dump_format = print == "none" || print == "tabular" ? "graph" : print;

@@ -38,6 +38,9 @@ ABSL_FLAG(std::string, graph, "",
           "parameters and submodules come from --model");
 ABSL_FLAG(bool, verify_each, true, "lint the graph after every pass");
 ABSL_FLAG(bool, time_passes, false, "report the wall time of every pass (on stderr)");
+ABSL_FLAG(double, pass_timeout, 0,
+          "seconds one pass may run before fxrun stops, naming the pass and its plugin (a plugin "
+          "pass that never returns); 0, the default: no limit");
 ABSL_FLAG(std::vector<std::string>, print_after, {}, "print the graph after these passes");
 ABSL_FLAG(bool, print_after_all, false, "print the graph after every pass");
 ABSL_FLAG(bool, print_pipeline, false, "print the parsed pass pipeline (on stdout) first");

@@ -27,6 +27,7 @@ ABSL_DECLARE_FLAG(std::string, pt2_layout);
 ABSL_DECLARE_FLAG(std::string, graph);
 ABSL_DECLARE_FLAG(bool, verify_each);
 ABSL_DECLARE_FLAG(bool, time_passes);
+ABSL_DECLARE_FLAG(double, pass_timeout);
 ABSL_DECLARE_FLAG(std::vector<std::string>, print_after);
 ABSL_DECLARE_FLAG(bool, print_after_all);
 ABSL_DECLARE_FLAG(bool, print_pipeline);

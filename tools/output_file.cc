@@ -218,11 +218,32 @@ struct RemovedPath {
 };
 RemovedPath removed_paths[kMaxRemovedOnSignal];
 
-// Async-signal-safe: unlink(2), sigaction(2) and raise(3) only.
-extern "C" void remove_paths_and_raise_again(int signal_number) {
+// What handled SIGINT and SIGTERM before (another part of the program's
+// report, such as plugins/plugin_guard.h's): called after the paths are
+// removed.
+struct sigaction previous_actions[2];
+struct sigaction& previous_action(int signal_number) {
+  return previous_actions[signal_number == SIGINT ? 0 : 1];
+}
+
+// Async-signal-safe: unlink(2), sigaction(2) and raise(3) only, and the
+// previous handler, which must be.
+extern "C" void remove_paths_and_raise_again(int signal_number, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   for (RemovedPath& r : removed_paths) {
     if (r.armed.load(std::memory_order_acquire)) ::unlink(r.path);
+  }
+  const struct sigaction& previous = previous_action(signal_number);
+  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
+    previous.sa_sigaction(signal_number, info, context);
+    errno = saved_errno;
+    return;
+  }
+  if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler != SIG_DFL &&
+      previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(signal_number);
+    errno = saved_errno;
+    return;
   }
   struct sigaction default_action;
   std::memset(&default_action, 0, sizeof(default_action));
@@ -242,11 +263,13 @@ void install_signal_handlers() {
       struct sigaction previous;
       if (::sigaction(signal_number, nullptr, &previous) != 0) continue;
       // An ignored signal stays ignored; a handler someone else installed
-      // stays theirs.
-      if ((previous.sa_flags & SA_SIGINFO) != 0 || previous.sa_handler != SIG_DFL) continue;
+      // runs after the paths are removed.
+      if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler == SIG_IGN) continue;
+      previous_action(signal_number) = previous;
       struct sigaction action;
       std::memset(&action, 0, sizeof(action));
-      action.sa_handler = remove_paths_and_raise_again;
+      action.sa_sigaction = remove_paths_and_raise_again;
+      action.sa_flags = SA_SIGINFO | (previous.sa_flags & SA_ONSTACK);
       sigemptyset(&action.sa_mask);
       sigaddset(&action.sa_mask, SIGINT);
       sigaddset(&action.sa_mask, SIGTERM);

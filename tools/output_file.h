@@ -76,9 +76,9 @@ class OutputFile {
 absl::Status commit_all(const std::vector<OutputFile*>& files);
 
 // A path removed if SIGINT or SIGTERM ends the process while this object
-// lives. The handler, installed with the first object (where the signal's
-// disposition is the default one; an ignored signal stays ignored), is
-// async-signal-safe: it unlinks the registered paths, restores the default
+// lives. The handler, installed with the first object (an ignored signal
+// stays ignored), is async-signal-safe: it unlinks the registered paths, then
+// calls the handler installed before it, if any, or restores the default
 // disposition and raises the signal again, so that the process ends as the
 // signal would have ended it. At most 16 paths at once; beyond that,
 // registered() is false and the path is not removed.

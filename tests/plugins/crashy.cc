@@ -3,7 +3,9 @@
 // A plugin whose pass and tracer extension fail in every way plugin code can
 // fail other than by returning a Status, chosen by option `how`: throwing a
 // std::exception, a c10::Error or an int; crashing with SIGSEGV, SIGFPE, a
-// stack overflow or an abort. fxrun must name the plugin and what it was doing.
+// stack overflow or an abort; raising SIGTERM; never returning; (the
+// extension) returning no node. fxrun must name the plugin and what it was
+// doing.
 #include <string>
 
 #include "plugins/fx_plugin.h"
@@ -29,7 +31,10 @@ class CrashExtension : public fx::TracerExtension, public fx::OptionSet {
   fx::Node* create_node(fx::Tracer&, fx::Op op, absl::string_view target, fx::Arguments args,
                         fx::Kwargs kwargs, absl::string_view name,
                         fx::CreateNodeNext next) override {
-    if (op == fx::Op::kOutput) fail_by(*how);
+    if (op == fx::Op::kOutput) {
+      if (*how == "null") return nullptr;
+      fail_by(*how);
+    }
     return next(op, target, std::move(args), std::move(kwargs), name);
   }
 };

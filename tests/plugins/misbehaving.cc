@@ -11,6 +11,7 @@
 //   default_not_a_choice                 an option's default is not one of its choices
 //   second_inverse                       a second inverse for invert's key 'exp'
 //   two_line_description                 a description with a newline
+//   static_abort                         a static initializer aborts, while dlopen loads it
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -41,6 +42,12 @@ class BadDefault : public fx::Pass {
   fx::Option<std::string> mode{*this, "mode", "fast or slow", "medium", {"fast", "slow"}};
   absl::Status run(fx::GraphModule&, fx::PassContext&) override { return absl::OkStatus(); }
 };
+
+// Runs when the library is loaded, before its entry point is looked up.
+const int kLoaded = [] {
+  if (misbehaviour() == "static_abort") std::abort();
+  return 0;
+}();
 
 void register_misbehaving(fx::PluginRegistrar* registrar) {
   const std::string how = misbehaviour();

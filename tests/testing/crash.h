@@ -8,13 +8,14 @@
 //
 // `how`: "throw_std" (a std::runtime_error), "throw_c10" (a c10::Error),
 // "throw_int" (an int), "segv" (a write through a null pointer), "stack" (a
-// stack overflow), "fpe" (an integer division by zero: SIGFPE), "abort".
-// Anything else returns.
+// stack overflow), "fpe" (an integer division by zero: SIGFPE), "abort",
+// "sigterm" (raise(SIGTERM)), "loop" (never returns). Anything else returns.
 #ifndef FX_TESTS_TESTING_CRASH_H_
 #define FX_TESTS_TESTING_CRASH_H_
 
 #include <c10/util/Exception.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -25,8 +26,8 @@ namespace fx {
 namespace testing {
 
 inline const std::vector<std::string>& ways_to_fail() {
-  static const std::vector<std::string> ways = {"throw_std", "throw_c10", "throw_int", "segv",
-                                                "fpe",       "stack",     "abort"};
+  static const std::vector<std::string> ways = {"throw_std", "throw_c10", "throw_int", "segv", "fpe",
+                                                "stack",     "abort",     "sigterm",   "loop", "null"};
   return ways;
 }
 
@@ -57,6 +58,11 @@ inline void fail_by(const std::string& how) {
   }
   if (how == "stack") recurse_forever(0);
   if (how == "abort") std::abort();
+  if (how == "sigterm") std::raise(SIGTERM);
+  if (how == "loop") {
+    for (volatile bool forever = true; forever;) {
+    }
+  }
 }
 
 }  // namespace testing
