@@ -1,37 +1,45 @@
-"""fx_plugin: a plugin as a shared library, plus a static library for its tests.
+"""fx_plugin: a plugin as a shared library, its code in libfx.so, and a static library for its tests.
 
     fx_plugin(
         name = "module_path",
         srcs = ["module_path.cc"],
-        hdrs = ["module_path.h"],
-        plugin_srcs = ["plugin.cc"],   # the FX_PLUGIN entry point
-        deps = ["//tracer"],           # for the static library (the plugin API is added)
-        plugin_deps = [],              # header-only or self-contained libraries both links need
+        hdrs = ["module_path.h"],         # declares register_module_path(PluginRegistrar&)
+        plugin_srcs = ["plugin.cc"],     # the FX_PLUGIN entry point, calling it
+        deps = ["//tracer"],             # for the static library (the plugin API is added)
+        plugin_deps = [],                # libraries compiled against headers alone that the code needs
     )
 
 makes
-    :module_path            cc_library, for unit tests that link the code directly;
-    :libfx_module_path.so   the plugin, linked against libfx.so (//plugins:fx) so
-                            that it shares the host's registry and libtorch.
-The shared library is what fxrun loads, in-tree and out-of-tree alike.
+    :module_path              cc_library, for unit tests that link the code directly;
+    :module_path_code         the code, compiled once against libfx.so's headers;
+                              libfx.so (//plugins:libfx.so) links the in-tree ones
+                              (in_tree.bzl), so programs that embed FX for C++ have
+                              them in-process (fx/builtin_plugins.h: no dlopen);
+    :libfx_module_path.so     the plugin: its entry point alone, linked against
+                              libfx.so, whose code it registers. It shares the
+                              host's registry and libtorch, and is loaded as an
+                              out-of-tree plugin is (fxrun loads every in-tree one).
 
-The sources are compiled once (:module_path_code), against the headers of
-libfx.so alone, and linked into both: the static library adds the
-implementations from `deps`, the plugin takes them from libfx.so. So
-`plugin_deps` must not link //core, //runtime or //tracer statically (a
-plugin with its own copy of them would have a registry of its own).
+An out-of-tree plugin (plugins/examples/out_of_tree, the release's CMake
+fx_add_plugin) compiles its code into its own library instead.
 """
 
 def fx_plugin(name, srcs, hdrs, plugin_srcs, deps = [], plugin_deps = [], visibility = None):
+    headers = name + "_headers"
     code = name + "_code"
+    native.cc_library(
+        name = headers,
+        hdrs = hdrs,
+        deps = [str(Label("//plugins:fx_headers"))],
+        visibility = ["//visibility:public"],
+    )
     native.cc_library(
         name = code,
         srcs = srcs,
-        hdrs = hdrs,
-        deps = [str(Label("//plugins:fx_headers"))] + plugin_deps,
-        # Linked whole into both, as sources of each were before.
+        deps = [":" + headers] + plugin_deps,
+        # Linked whole into libfx.so and into the static library.
         alwayslink = 1,
-        visibility = ["//visibility:private"],
+        visibility = ["//visibility:public"],
     )
     native.cc_library(
         name = name,
@@ -42,6 +50,6 @@ def fx_plugin(name, srcs, hdrs, plugin_srcs, deps = [], plugin_deps = [], visibi
         name = "libfx_" + name + ".so",
         srcs = plugin_srcs,
         linkshared = 1,
-        deps = [":" + code, str(Label("//plugins:fx"))] + plugin_deps,
+        deps = [":" + headers, str(Label("//fx:version")), str(Label("//plugins:fx"))],
         visibility = ["//visibility:public"],
     )

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "fx/version.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fxrun_process.h"
@@ -251,7 +252,8 @@ TEST(FxrunTest, InvertPipelineOnExpTan) {
 TEST(FxrunTest, ListPluginsNamesEveryExtensionAndPassWithItsPlugin) {
   Result r = fxrun("--list-plugins");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* expected : {"module_path 1.0", "libfx_module_path.so", "tagging  tags every node",
+  // In-tree plugins carry the project's version (version.bzl).
+  for (const char* expected : {"module_path " FX_VERSION_STRING, "libfx_module_path.so", "tagging  tags every node",
                                "tag=foo  the tag to set", "exec_order  records module and parameter",
                                "dce  removes nodes", "submodules=false"}) {
     EXPECT_THAT(r.out, HasSubstr(expected));

@@ -1,5 +1,6 @@
 // Copyright 2026 The FX for C++ Authors.
+#include "fx/version.h"
 #include "passes/dce/dce.h"
 #include "plugins/fx_plugin.h"
 
-FX_PLUGIN("dce", "1.0") { fx::register_dce(registrar); }
+FX_PLUGIN("dce", FX_VERSION_STRING) { fx::register_dce(registrar); }
