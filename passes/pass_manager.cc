@@ -58,6 +58,7 @@ void collect_pass_names(const std::vector<PipelineElement>& pipeline,
 
 }  // namespace
 
+PassManager::PassManager(PassManagerOptions options) : options_(std::move(options)) {}
 PassManager::PassManager(PassManager&&) noexcept = default;
 PassManager& PassManager::operator=(PassManager&&) noexcept = default;
 PassManager::~PassManager() = default;
@@ -118,6 +119,26 @@ absl::StatusOr<PassManager> PassManager::create(absl::string_view pipeline,
   }
   pm.pipeline_ = std::move(*parsed);
   return pm;
+}
+
+absl::Status PassManager::add(std::unique_ptr<Pass> pass, std::string name) {
+  if (pass == nullptr) return absl::InvalidArgumentError("PassManager::add: no pass given");
+  if (!is_pipeline_name(name) || name == kFixpointGroup) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PassManager::add: ", quote_for_message(name),
+        " is not a pass name a pipeline could show (letters, digits, '_', '-' and '.'; not 'fixpoint')"));
+  }
+  Step step;
+  step.name = name;
+  step.pass = std::move(pass);
+  step.plugin = PluginRecord{"", "", ""};  // the program's own code, run as it is
+  step.timing = timings_.size();
+  timings_.emplace_back(name, 0.0);
+  steps_.push_back(std::move(step));
+  PipelineElement element;
+  element.name = std::move(name);
+  pipeline_.push_back(std::move(element));
+  return absl::OkStatus();
 }
 
 absl::Status PassManager::run(GraphModule& module, PassContext& context) {

@@ -12,6 +12,9 @@
 //   absl::Status s = pm->run(gm, ctx);          // names the pass that failed
 //   std::cout << pm->timing_report();
 //
+//   fx::PassManager mine(options);              // passes made in C++, no registry
+//   mine.add(std::make_unique<MyPass>(), "my_pass");
+//
 // Pipelines (plugins/pipeline_text.h) are passes in order; a group
 // `fixpoint{max_iterations=N}(p1,p2,...)` runs its passes again and again until
 // a whole round changes nothing (torch.fx's `steps`, MLIR's canonicalizer
@@ -67,6 +70,14 @@ class PassManager {
   // Parses `pipeline` and makes its passes from `registry`.
   static absl::StatusOr<PassManager> create(absl::string_view pipeline, const Registry& registry,
                                             PassManagerOptions options = {});
+  // An empty pipeline, for passes made in C++ (add()).
+  explicit PassManager(PassManagerOptions options);
+
+  // Appends a pass object (a C++ program's own pass, or one the registry
+  // made), run under `name` in timings, print-after and errors; in the
+  // pipeline text it shows as that name. `name` must be a name a pipeline
+  // could show (letters, digits, '_', '-' and '.'; not "fixpoint").
+  absl::Status add(std::unique_ptr<Pass> pass, std::string name);
 
   PassManager(PassManager&&) noexcept;
   PassManager& operator=(PassManager&&) noexcept;

@@ -102,6 +102,30 @@ TEST_F(PassManagerTest, RunsThePipelineInOrder) {
   EXPECT_EQ(pm->pipeline_text(), "dce,count");
 }
 
+// Passes made in C++ run without a registry, after those of pipeline text
+// if both are used, with the same instrumentation and errors.
+TEST_F(PassManagerTest, PassObjectsAreAddedAndRunInOrder) {
+  PassManagerOptions options;
+  options.time_passes = true;
+  auto pm = PassManager::create("dce", registry_, options);
+  ASSERT_TRUE(pm.ok()) << pm.status();
+  ASSERT_TRUE(pm->add(std::make_unique<Count>(), "my_count").ok());
+  GraphModule gm = module_with_dead_code();
+  PassContext ctx(registry_);
+  ASSERT_TRUE(pm->run(gm, ctx).ok());
+  EXPECT_EQ(gm.meta().find("count")->to_int(), 3);  // dce ran first
+  EXPECT_EQ(pm->pipeline_text(), "dce,my_count");
+  EXPECT_THAT(pm->timing_report(), ::testing::HasSubstr("my_count"));
+
+  PassManager mine{PassManagerOptions()};
+  ASSERT_TRUE(mine.add(std::make_unique<Fail>(), "mine").ok());
+  absl::Status failed = mine.run(gm, ctx);
+  EXPECT_THAT(std::string(failed.message()), ::testing::HasSubstr("pass 'mine' failed"));
+  EXPECT_FALSE(mine.add(nullptr, "none").ok());
+  EXPECT_FALSE(mine.add(std::make_unique<Count>(), "a,b").ok());
+  EXPECT_FALSE(mine.add(std::make_unique<Count>(), "fixpoint").ok());
+}
+
 TEST_F(PassManagerTest, UnknownPassListsTheKnownOnesAndTheClosest) {
   auto pm = PassManager::create("dce,cuont", registry_);
   ASSERT_FALSE(pm.ok());
