@@ -102,6 +102,7 @@ absl::Status run_local_ranks(const LocalLaunch& launch) {
 
   for (int i = 0; i < launch.world_size; ++i) {
     auto overrides = local_rank_variables(i, launch.world_size, launch.port);
+    overrides.emplace_back(kLaunchedVariable, "1");
     overrides.insert(overrides.end(), launch.env.begin(), launch.env.end());
     std::vector<std::string> env = environment_with(overrides);
     std::vector<std::string> args = launch.args;

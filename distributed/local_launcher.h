@@ -9,7 +9,8 @@
 //
 // Contracts:
 //   * Rank r runs `program` with `args` and the environment of this process
-//     plus local_rank_variables(r, world_size, port) (world.h) and `env`.
+//     plus local_rank_variables(r, world_size, port) (world.h),
+//     kLaunchedVariable=1 and `env`.
 //   * Their standard output is this process's; their standard error passes
 //     through line by line.
 //   * OK when every rank exits with status 0. When one fails (a non-zero
@@ -36,7 +37,10 @@ namespace fx {
 
 // The exit status of a rank whose failure is a peer's doing (a connection
 // with it broke, it left a rendezvous): the cause is that peer's to report.
+// Only ranks this launcher started use it (they have kLaunchedVariable set);
+// ranks started otherwise (torchrun, by hand) exit 1 as for any error.
 inline constexpr int kPeerFailedExitStatus = 75;
+inline constexpr char kLaunchedVariable[] = "FX_LOCAL_LAUNCHER";
 
 struct LocalLaunch {
   std::string program;

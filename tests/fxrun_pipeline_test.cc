@@ -205,7 +205,7 @@ TEST(FxrunPipelineTest, ARankKilledMidRunIsNamedByTheOthers) {
   const int port = free_port();
   // A run that would last hours: rank 1 is killed while it goes on (or, on a
   // very slow machine, before it joined: the others must name it either way).
-  const std::string args = transformer("--stages=3 --timeout=30 --repeat=10000000");
+  const std::string args = transformer("--stages=3 --timeout=30 --repeat=1000000");
   std::string script = rank_line(dir, 0, 3, port, args) + rank_line(dir, 2, 3, port, args);
   script += absl::StrCat("MASTER_ADDR=127.0.0.1 MASTER_PORT=", port,
                          " RANK=1 WORLD_SIZE=3 ", testing::runfile("tools/fxrun"), " ", args,
@@ -225,7 +225,7 @@ TEST(FxrunPipelineTest, TheLauncherStopsTheOthersAndNamesTheRankThatDied) {
   // The launcher's children are the ranks; the one with RANK=1 is killed.
   const std::string script = absl::StrCat(
       "timeout ", kLimit, " ", testing::runfile("tools/fxrun"), " ",
-      transformer("--stages=3 --timeout=60 --repeat=10000000"), " >", dir, "/rank0.out 2>", dir,
+      transformer("--stages=3 --timeout=60 --repeat=1000000"), " >", dir, "/rank0.out 2>", dir,
       "/rank0.err & launcher=$!\n",
       // Until rank 1 runs (the launcher is timeout's child), then a while.
       "victim=\n",
@@ -293,7 +293,8 @@ TEST(FxrunPipelineTest, BadAddressesPortsAndFlagsAreClearErrors) {
   auto r = run_fxrun(transformer("--stages=2 --microbatches=7"), "", kLimit);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("--microbatches=7 needs a batch of at least 7 rows"));
-  EXPECT_THAT(r.err, HasSubstr("rank 0 of 2 failed"));
+  // (Every rank checks the batch before any waits on another: whichever ends first is named.)
+  EXPECT_THAT(r.err, ::testing::ContainsRegex("rank [01] of 2 failed"));
 }
 
 }  // namespace
