@@ -48,7 +48,8 @@
 #include "plugins/plugin_guard.h"
 #include "plugins/plugin_loader.h"
 #include "plugins/registry.h"
-#include "tools/cpp/runfiles/runfiles.h"
+#include "fx/installation.h"
+#include "tools/bazel_runfiles.h"
 #include "tools/command_line.h"
 #include "tools/fxrun_text.h"
 #include "tools/graph_dot.h"
@@ -71,7 +72,6 @@
 namespace fx {
 namespace {
 
-using Runfiles = bazel::tools::cpp::runfiles::Runfiles;
 
 // A message as one line with no control character (a status message may
 // span lines; what the user typed was quoted where it was put in).
@@ -109,7 +109,8 @@ std::string rank_prefix;
 // A pipeline rank's failure: one a peer caused (its connection broke) exits
 // so that the launcher names the peer's own failure instead.
 [[noreturn]] void fail_rank(const absl::Status& status) {
-  fail(status.message(), absl::IsUnavailable(status) ? kPeerFailedExitStatus : 1);
+  const bool launched = std::getenv(kLaunchedVariable) != nullptr;
+  fail(status.message(), launched && absl::IsUnavailable(status) ? kPeerFailedExitStatus : 1);
 }
 
 void warn(absl::string_view message) {
@@ -124,23 +125,24 @@ std::string user_path(const std::string& path) {
   return absl::StrCat(cwd, "/", path);
 }
 
-std::string find_runfile(const Runfiles* runfiles, const std::string& path) {
-  if (runfiles == nullptr) return "";
-  return runfiles->Rlocation(absl::StrCat("fx_cpp/", path));
-}
-
-void load_builtin_plugins(const Runfiles* runfiles) {
-  const std::string manifest = find_runfile(runfiles, "tools/fxrun_plugins.txt");
-  std::ifstream in(manifest);
-  if (manifest.empty() || !in) {
-    fail("the in-tree plugin list is missing from fxrun's runfiles; run fxrun with `bazel run "
-         "//tools:fxrun`, or pass --builtin_plugins=false and --plugin=...");
+// The in-tree plugins: beside fxrun in a release or a CMake build
+// (../lib/fx/plugins), else in Bazel's runfiles; then FX_PLUGIN_PATH's.
+void load_builtin_plugins(const std::string& runfiles) {
+  if (!installed_plugin_directory()) {
+    const std::string manifest = bazel_runfile(runfiles, "tools/fxrun_plugins.txt");
+    std::ifstream in(manifest);
+    if (manifest.empty() || !in) {
+      fail(absl::StrCat("fxrun finds its in-tree plugins in ", path_for_message(program_directory()),
+                        "/../lib/fx/plugins (a release, a CMake build) or in Bazel's runfiles (bazel run "
+                        "//tools:fxrun), and found neither; give --builtin-plugins=false and --plugin=..."));
+    }
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      auto loaded = load_plugin(bazel_runfile(runfiles, line));
+      if (!loaded.ok()) fail(loaded.status().message());
+    }
   }
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    auto loaded = load_plugin(find_runfile(runfiles, line));
-    if (!loaded.ok()) fail(loaded.status().message());
-  }
+  if (absl::Status s = load_installed_plugins(Registry::global()); !s.ok()) fail(s.message());
 }
 
 void configure_tracer_from_flags(Tracer& tracer) {
@@ -305,8 +307,7 @@ int run(int argc, char** argv) {
     }
     if (!save_program) fail("--pt2-layout says how --save writes a .pt2 file: add --save=FILE.pt2");
   }
-  std::string runfiles_error;
-  std::unique_ptr<Runfiles> runfiles(Runfiles::Create(argv[0], &runfiles_error));
+  const std::string runfiles = bazel_runfiles_directory(argv[0]);
   // --stages: start the pipeline's processes here, or be one of them.
   PipelineFlags pipeline_flags{absl::GetFlag(FLAGS_stages), absl::GetFlag(FLAGS_microbatches),
                                absl::GetFlag(FLAGS_timeout), absl::GetFlag(FLAGS_backend),
@@ -324,7 +325,8 @@ int run(int argc, char** argv) {
   if (given("stages") && !started_as_rank(pipeline->world, process_environment())) {
     absl::Status ran = launch_local_pipeline(
         *pipeline, std::vector<std::string>(argv, argv + argc),
-        runfiles ? runfiles->EnvVars() : std::vector<std::pair<std::string, std::string>>{});
+        runfiles.empty() ? std::vector<std::pair<std::string, std::string>>{}
+                         : std::vector<std::pair<std::string, std::string>>{{"RUNFILES_DIR", runfiles}});
     if (!ran.ok()) fail(ran.message());
     return 0;
   } else if (given("stages")) {
@@ -335,8 +337,12 @@ int run(int argc, char** argv) {
   }
   std::string model_path = user_path(absl::GetFlag(FLAGS_model));
   if (!given("model")) {
-    model_path = find_runfile(runfiles.get(), "tools/models/resnet18.pt");
-    if (model_path.empty()) fail("no --model given and the bundled ResNet-18 is not in the runfiles");
+    // The example of a source checkout (bazel run //tools:fxrun).
+    model_path = bazel_runfile(runfiles, "tools/models/resnet18.pt");
+    if (model_path.empty()) {
+      fail("no --model given: give a TorchScript .pt or a torch.export .pt2 file (the example ResNet-18 "
+           "is traced without one only in a source checkout: bazel run //tools:fxrun)");
+    }
   }
   std::vector<std::string> inputs = {model_path};
   inputs.insert(inputs.end(), command_line->flagfiles.begin(), command_line->flagfiles.end());
@@ -412,7 +418,7 @@ int run(int argc, char** argv) {
     if (absl::Status s = check_shared_library_size(library, "--op-library"); !s.ok()) fail(s.message());
     if (absl::Status s = load_operator_library(library); !s.ok()) fail(s.message());
   }
-  if (absl::GetFlag(FLAGS_builtin_plugins)) load_builtin_plugins(runfiles.get());
+  if (absl::GetFlag(FLAGS_builtin_plugins)) load_builtin_plugins(runfiles);
   for (const std::string& path : plugin_paths) {
     auto loaded = load_plugin(path);
     if (!loaded.ok()) fail(loaded.status().message());
