@@ -49,7 +49,7 @@ absl::Status check_device_available(const c10::Device& device) {
     return absl::FailedPreconditionError(absl::StrCat(
         "device ", device.str(),
         " needs CUDA, but this build's libtorch has none (Debian's libtorch is CPU-only): "
-        "build against a CUDA libtorch with FX_LIBTORCH_HOME=/path/to/libtorch (see README, "
+        "build against a CUDA libtorch with FX_LIBTORCH_HOME=/path/to/libtorch (see docs/runtime.md, "
         "\"CUDA\") on a machine with an NVIDIA GPU, or run with --device=cpu"));
   }
   const int count = static_cast<int>(at::getNumGPUs());

@@ -60,7 +60,7 @@ TEST(FxrunTest, JsonModulePathsAreTheSeedsTable) {
         absl::StrCat("Node ", node["name"].get<std::string>(), " is from module ", path)));
   }
   EXPECT_EQ(lines, seed_table());
-  // The encoding of arguments (README): node references and literals.
+  // The encoding of arguments (docs/file-formats.md): node references and literals.
   const auto& flatten = graph["nodes"][68];
   EXPECT_EQ(flatten["name"], "flatten");
   EXPECT_EQ(flatten["op"], "call_function");

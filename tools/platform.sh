@@ -90,7 +90,7 @@ if [ "${FX_PLATFORM_INSIDE:-}" != 1 ]; then
   # could neither link nor run; refuse it with that reason rather than build
   # against the CPU libtorch and say nothing.
   [ "$VARIANT" != cuda ] ||
-    die "the $LANE lane cannot be provisioned from Debian's archive: libtorch-cuda-2.6 (contrib) needs libcudnn.so.9, which Debian ships only as nvidia-cudnn, an installer that downloads cuDNN from developer.download.nvidia.com; on a machine that reaches it, build against a CUDA libtorch with FX_LIBTORCH_HOME instead (README, Platforms)"
+    die "the $LANE lane cannot be provisioned from Debian's archive: libtorch-cuda-2.6 (contrib) needs libcudnn.so.9, which Debian ships only as nvidia-cudnn, an installer that downloads cuDNN from developer.download.nvidia.com; on a machine that reaches it, build against a CUDA libtorch with FX_LIBTORCH_HOME instead (docs/platforms.md)"
   if [ "$STATUS" = 1 ]; then
     root=$CACHE/$LANE/root
     state=$(cat "$root/etc/fx-platform/state" 2>/dev/null || echo "absent")

@@ -230,7 +230,7 @@ absl::Status ProgramWalker::add_node(const ep::Node& n) {
           w, ": operator ", target, " is not in libtorch ", TORCH_VERSION,
           " (this platform), and the program was exported with torch ", program_.torch_version,
           ": run it where libtorch has the operator (Debian 13 has 2.6, Debian unstable 2.14; "
-          "see README's Platforms)"));
+          "see docs/platforms.md)"));
     }
     schema = &op->op->schema();
   } else {

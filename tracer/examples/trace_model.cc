@@ -1,7 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 //
 // trace_model: traces a TorchScript model saved from PyTorch and prints its FX
-// graph as a table and as Python code. The example of README.md.
+// graph as a table and as Python code. The example of docs/tracer.md.
 //
 //   bazel run //tracer/examples:trace_model -- /path/to/model.pt
 #include <iostream>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds-and-runs check of README's tracing example: it traces the M1 fixture
+# Builds-and-runs check of docs/tracer.md's tracing example: it traces the M1 fixture
 # and prints the seed's table, and it fails cleanly on a missing file.
 set -euo pipefail
 bin="$1"
