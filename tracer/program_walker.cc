@@ -181,12 +181,11 @@ absl::Status ProgramWalker::build_root() {
     const bool is_constant = s.kind == Kind::kTensorConstant;
     const bool with_constants = is_constant || (s.kind == Kind::kBuffer && !s.persistent);
     const at::Tensor* tensor = nullptr;
-    for (const auto* table : with_constants ? std::initializer_list<decltype(&state)>{&constants, &state}
-                                            : std::initializer_list<decltype(&state)>{&state}) {
-      if (auto found = table->find(s.target); found != table->end()) {
-        tensor = found->second;
-        break;
-      }
+    if (with_constants) {
+      if (auto found = constants.find(s.target); found != constants.end()) tensor = found->second;
+    }
+    if (tensor == nullptr) {
+      if (auto found = state.find(s.target); found != state.end()) tensor = found->second;
     }
     if (tensor == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
