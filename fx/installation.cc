@@ -43,6 +43,13 @@ std::optional<std::string> installed_plugin_directory() {
   return std::string(resolved);
 }
 
+std::optional<std::string> installed_example_model() {
+  const std::string candidate = absl::StrCat(program_directory(), "/../share/fx/models/resnet18.pt");
+  struct stat st;
+  if (::stat(candidate.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return candidate;
+}
+
 std::vector<std::string> plugin_path_directories() {
   std::vector<std::string> out;
   const char* value = std::getenv(kPluginPathVariable);

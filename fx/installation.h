@@ -8,6 +8,7 @@
 //   PREFIX/bin/fxrun
 //   PREFIX/lib/libfx.so.VERSION
 //   PREFIX/lib/fx/plugins/libfx_*.so      the in-tree plugins
+//   PREFIX/share/fx/models/resnet18.pt     the example model (a CMake build's)
 //
 // and the directories a user adds with FX_PLUGIN_PATH (':'-separated, as
 // PATH), whose plugins are loaded after the installation's.
@@ -42,6 +43,10 @@ std::string program_directory();
 
 // PROGRAM_DIRECTORY/../lib/fx/plugins, when it is a directory.
 std::optional<std::string> installed_plugin_directory();
+
+// PROGRAM_DIRECTORY/../share/fx/models/resnet18.pt, when a CMake build made
+// it (FX_EXAMPLE_MODEL): the model fxrun traces without --model.
+std::optional<std::string> installed_example_model();
 
 // FX_PLUGIN_PATH's directories, in order.
 std::vector<std::string> plugin_path_directories();

@@ -28,3 +28,6 @@ IN_TREE_PLUGINS = {
 IN_TREE_PLUGIN_STATIC = [package + ":" + name for name, package in IN_TREE_PLUGINS.items()]
 
 IN_TREE_PLUGIN_LIBRARIES = [package + ":libfx_" + name + ".so" for name, package in IN_TREE_PLUGINS.items()]
+
+# Their folders' headers, installed by the release.
+IN_TREE_PLUGIN_HEADER_FILES = [package + ":release_headers" for name, package in IN_TREE_PLUGINS.items()]

@@ -46,6 +46,12 @@ def fx_plugin(name, srcs, hdrs, plugin_srcs, deps = [], plugin_deps = [], visibi
         deps = [":" + code] + deps + plugin_deps + [str(Label("//plugins:api"))],
         visibility = visibility,
     )
+    # Every header of the plugin's folder, for the release (tools/release).
+    native.filegroup(
+        name = "release_headers",
+        srcs = native.glob(["*.h"]),
+        visibility = ["//tools/release:__pkg__"],
+    )
     native.cc_binary(
         name = "libfx_" + name + ".so",
         srcs = plugin_srcs,

@@ -23,6 +23,8 @@ set -euo pipefail
 #   libgloo-dev                    Gloo's headers, which c10d's ProcessGroupGloo.hpp includes
 #                                  (distributed/: pipelines over several processes)
 #   graphviz                       the dot program: fxrun --emit=svg|png renders with it
+#   patchelf                       the release archive gives Bazel's binaries its run paths
+#   cmake, ninja-build             the CMake build (CMakeLists.txt), which CI builds too
 #   python3-torch, python3-torchvision
 #                                  fixture generators (TorchScript models at build time)
 #   libopenblas0-openmp            the BLAS libtorch calls (Debian's libtorch takes the system's
@@ -45,6 +47,9 @@ PACKAGES=(
   libzip-dev
   libgloo-dev
   graphviz
+  patchelf
+  cmake
+  ninja-build
   python3-torch
   python3-torchvision
   libopenblas0-openmp

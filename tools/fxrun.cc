@@ -338,13 +338,13 @@ int run(int argc, char** argv) {
   std::string model_path = user_path(absl::GetFlag(FLAGS_model));
   if (!given("model")) {
     // The example of a source checkout (bazel run //tools:fxrun).
+    // (Or a CMake build's; else none: an error once a model is needed, not for
+    // --list-plugins.)
     model_path = bazel_runfile(runfiles, "tools/models/resnet18.pt");
-    if (model_path.empty()) {
-      fail("no --model given: give a TorchScript .pt or a torch.export .pt2 file (the example ResNet-18 "
-           "is traced without one only in a source checkout: bazel run //tools:fxrun)");
-    }
+    if (model_path.empty()) model_path = installed_example_model().value_or("");
   }
-  std::vector<std::string> inputs = {model_path};
+  std::vector<std::string> inputs;
+  if (!model_path.empty()) inputs.push_back(model_path);
   inputs.insert(inputs.end(), command_line->flagfiles.begin(), command_line->flagfiles.end());
   std::vector<std::string> plugin_paths;
   std::vector<std::string> op_libraries;
@@ -451,6 +451,10 @@ int run(int argc, char** argv) {
   if (!pm.ok()) fail(pm.status().message());
   if (absl::GetFlag(FLAGS_print_pipeline)) std::cout << pm->pipeline_text() << "\n";
 
+  if (model_path.empty()) {
+    fail("no --model given: give a TorchScript .pt or a torch.export .pt2 file (the example ResNet-18 is "
+         "traced without one only in a source checkout: bazel run //tools:fxrun, or a CMake build)");
+  }
   const std::string shown_model =
       model_path == "-" ? std::string("the model") : path_for_message(model_path);
   auto model_file = load_model_file(model_path);

@@ -34,8 +34,8 @@
 #   FX_PLATFORM_CACHE  where roots live (default /var/cache/fx-platforms)
 #   FX_DEBIAN_MIRROR   Debian archive (default http://deb.debian.org/debian)
 #
-# Needs root (debootstrap, chroot and mounts) and debootstrap
-# (apt-get install debootstrap). Mounts live in a private mount namespace and
+# Needs root (debootstrap, chroot and mounts); installs debootstrap with
+# apt-get when it is missing. Mounts live in a private mount namespace and
 # every process of the lane in a private PID namespace, so nothing stays mounted
 # or running after the command ends, however it ends (also on Ctrl-C or kill).
 # A root whose making or provisioning was interrupted is detected and made anew.
@@ -100,8 +100,13 @@ if [ "${FX_PLATFORM_INSIDE:-}" != 1 ]; then
   fi
   [ "$(id -u)" -eq 0 ] ||
     die "lanes need root (debootstrap, chroot, mount): run it as root, e.g. sudo tools/platform.sh $LANE ..."
-  command -v debootstrap >/dev/null 2>&1 ||
-    die "debootstrap is not installed: apt-get install debootstrap (a Debian 12 package)"
+  # (Installed when missing, as tools/bootstrap.sh installs the build's
+  # packages: a fresh CI machine has none.)
+  if ! command -v debootstrap >/dev/null 2>&1; then
+    say "installing debootstrap (apt-get)"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap; } >/dev/null 2>&1 ||
+      die "debootstrap is not installed and apt-get could not install it: apt-get install debootstrap (a Debian 12 package)"
+  fi
   for tool in unshare chroot mount flock; do
     command -v "$tool" >/dev/null 2>&1 || die "$tool not found (package util-linux or coreutils)"
   done
