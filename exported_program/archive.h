@@ -79,7 +79,8 @@ struct LoadedProgram {
 bool looks_like_zip(absl::string_view bytes);
 
 // Whether the zip in `bytes` holds a torch.export program of either layout
-// (cheap: reads the member names only).
+// (cheap: reads the member names only; also of a damaged archive, whose
+// names are read as they are, so that load_program says what is wrong).
 bool is_exported_program(absl::string_view bytes);
 
 // Reads the program in `bytes` (the whole file); `display_name` names it in
