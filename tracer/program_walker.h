@@ -74,6 +74,9 @@ class ProgramWalker {
   // the class the program's module stacks name for it.
   torch::jit::Module& module_at(const std::string& path);
   const ModuleInfo* info_for(const std::string& path);
+  // The program's own signature (the module call graph's root entry), and
+  // its place in the program's JSON; null when it has none.
+  const ep::ModuleCallSignature* root_signature(std::string* path) const;
   absl::Status add_placeholders();
   // The placeholder of one flat input (a tensor, or a number the program was
   // specialised for: its value is the default).
