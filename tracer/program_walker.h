@@ -56,6 +56,12 @@ struct ModuleCall {
 // made on first use; the writer reads it back.
 Meta& exported_meta(Node* node);
 
+// An error naming the node (`where`) and the input when an input's kind is
+// not one the schema's parameter of its name takes (an int for relu's
+// Tensor: PyTorch's argument parser refuses it, and the runtime would make a
+// tensor of it); numbers stand for tensors only where PyTorch lets them.
+absl::Status check_argument_kinds(const ep::Node& n, const c10::FunctionSchema& schema, const std::string& where);
+
 class ProgramWalker {
  public:
   ProgramWalker(Tracer& tracer, const ep::LoadedProgram& loaded)
