@@ -135,7 +135,8 @@ absl::StatusOr<LoadedProgram> load_legacy(const ZipReader& zip, const std::strin
     if (value.ok()) {
       out.example_inputs = std::move(*value);
     } else {
-      out.warnings.push_back(std::string(value.status().message()));
+      out.example_inputs_error = std::string(value.status().message());
+      out.warnings.push_back(out.example_inputs_error);
     }
   }
   return out;
@@ -216,7 +217,8 @@ absl::StatusOr<LoadedProgram> load_pt2_archive(const ZipReader& zip, const std::
     if (value.ok()) {
       out.example_inputs = std::move(*value);
     } else {
-      out.warnings.push_back(std::string(value.status().message()));
+      out.example_inputs_error = std::string(value.status().message());
+      out.warnings.push_back(out.example_inputs_error);
     }
   }
   return out;

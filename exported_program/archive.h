@@ -72,6 +72,9 @@ struct LoadedProgram {
   std::vector<std::pair<std::string, at::Tensor>> constants;
   // The example inputs, as written: a tuple (args tuple, kwargs dict).
   std::optional<c10::IValue> example_inputs;
+  // Why the example inputs the archive holds cannot be read (also among the
+  // warnings: a program whose example inputs are unreadable is still read).
+  std::string example_inputs_error;
 };
 
 // Whether `bytes` begin like a zip archive (a `.pt2` file or a TorchScript

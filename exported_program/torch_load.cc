@@ -173,7 +173,9 @@ class Unpickler {
   }
   absl::Status check_unplaced(const c10::IValue& container) const {
     if (placed_.count(container_of(container)) != 0) {
-      return fail("a list or dict changed after it was placed in another value (a value that contains itself)");
+      return fail(
+          "a list or dict changed after it was placed in another value (which Python's pickler never writes: "
+          "it can make a value contain itself, or hide how deep it nests)");
     }
     return absl::OkStatus();
   }
