@@ -181,8 +181,11 @@ absl::Status ProgramWalker::build_root() {
     const bool is_constant = s.kind == Kind::kTensorConstant;
     const bool with_constants = is_constant || (s.kind == Kind::kBuffer && !s.persistent);
     const at::Tensor* tensor = nullptr;
-    for (const auto* table : with_constants ? std::initializer_list<decltype(&state)>{&constants, &state}
-                                            : std::initializer_list<decltype(&state)>{&state}) {
+    // (Not a conditional of two initializer lists: their arrays end with
+    // the full expression, before the loop reads them.)
+    const std::vector<decltype(&state)> tables =
+        with_constants ? std::vector<decltype(&state)>{&constants, &state} : std::vector<decltype(&state)>{&state};
+    for (const auto* table : tables) {
       if (auto found = table->find(s.target); found != table->end()) {
         tensor = found->second;
         break;
