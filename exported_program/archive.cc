@@ -135,7 +135,8 @@ absl::StatusOr<LoadedProgram> load_legacy(const ZipReader& zip, const std::strin
     if (value.ok()) {
       out.example_inputs = std::move(*value);
     } else {
-      out.warnings.push_back(std::string(value.status().message()));
+      out.example_inputs_error = std::string(value.status().message());
+      out.warnings.push_back(out.example_inputs_error);
     }
   }
   return out;
@@ -216,7 +217,8 @@ absl::StatusOr<LoadedProgram> load_pt2_archive(const ZipReader& zip, const std::
     if (value.ok()) {
       out.example_inputs = std::move(*value);
     } else {
-      out.warnings.push_back(std::string(value.status().message()));
+      out.example_inputs_error = std::string(value.status().message());
+      out.warnings.push_back(out.example_inputs_error);
     }
   }
   return out;
@@ -228,12 +230,14 @@ bool looks_like_zip(absl::string_view bytes) { return absl::StartsWith(bytes, "P
 
 bool is_exported_program(absl::string_view bytes) {
   if (!looks_like_zip(bytes)) return false;
-  auto zip = ZipReader::open(bytes, "");
-  if (!zip.ok() || zip->names().empty()) return false;
-  if (zip->contains(kLegacyProgram)) return true;
-  const std::string& first = zip->names().front();
-  const std::string root = first.substr(0, first.find('/') + 1);
-  return !root.empty() && zip->contains(root + "archive_format");
+  // By the names alone, also of an archive the reader will refuse (damaged,
+  // crafted): its error then says what is wrong with the program's archive,
+  // not that it is no TorchScript file.
+  for (const std::string& name : ZipReader::member_names(bytes)) {
+    const absl::string_view base = absl::string_view(name).substr(name.find_last_of('/') + 1);
+    if (base == kLegacyProgram || (base == "archive_format" && base.size() < name.size())) return true;
+  }
+  return false;
 }
 
 absl::StatusOr<LoadedProgram> load_program(absl::string_view bytes, const std::string& display_name,

@@ -72,6 +72,9 @@ struct LoadedProgram {
   std::vector<std::pair<std::string, at::Tensor>> constants;
   // The example inputs, as written: a tuple (args tuple, kwargs dict).
   std::optional<c10::IValue> example_inputs;
+  // Why the example inputs the archive holds cannot be read (also among the
+  // warnings: a program whose example inputs are unreadable is still read).
+  std::string example_inputs_error;
 };
 
 // Whether `bytes` begin like a zip archive (a `.pt2` file or a TorchScript
@@ -79,7 +82,8 @@ struct LoadedProgram {
 bool looks_like_zip(absl::string_view bytes);
 
 // Whether the zip in `bytes` holds a torch.export program of either layout
-// (cheap: reads the member names only).
+// (cheap: reads the member names only; also of a damaged archive, whose
+// names are read as they are, so that load_program says what is wrong).
 bool is_exported_program(absl::string_view bytes);
 
 // Reads the program in `bytes` (the whole file); `display_name` names it in

@@ -164,6 +164,66 @@ TEST_P(ArchiveTest, AnUnknownArgumentKindIsRefusedByName) {
   EXPECT_THAT(std::string(p.status().message()), HasSubstr("graph_module.graph.nodes["));
 }
 
+// A copy of an archive with a second member of the name of `member`, holding
+// `bytes` (written under a name of the same length, then renamed in place).
+std::string with_duplicate(const std::string& archive, const std::string& member, const std::string& bytes) {
+  auto zip = ZipReader::open(archive, "test");
+  EXPECT_TRUE(zip.ok()) << zip.status();
+  const std::string stand_in = member.substr(0, member.size() - 1) + "\x7f";
+  ZipWriter out;
+  for (const std::string& name : zip->names()) out.add(name, *zip->read(name));
+  out.add(stand_in, bytes);
+  return absl::StrReplaceAll(*out.finish(), {{stand_in, member}});
+}
+
+// Damaged or crafted archives are still told apart from TorchScript files by
+// their members' names, and the error says what is wrong with the archive.
+TEST_P(ArchiveTest, ADamagedOrCraftedArchiveIsAProgramThatSaysWhatIsWrong) {
+  const std::string bytes = program_bytes(GetParam(), "linear_bn");
+  auto zip = ZipReader::open(bytes, "t");
+  ASSERT_TRUE(zip.ok());
+  std::string program, weight;
+  for (const std::string& n : zip->names()) {
+    if (absl::EndsWith(n, "model.json") || n == "serialized_exported_program.json") program = n;
+    if (absl::EndsWith(n, "weights/weight_0") || n == "serialized_state_dict.pt") weight = n;
+  }
+  struct Case {
+    std::string what, bytes, message;
+  };
+  const std::string json = *zip->read(program);
+  for (const Case& c : std::vector<Case>{
+           // PyTorch reads the last of two members, and would compute other
+           // numbers than a reader that takes the first.
+           {"two programs", with_duplicate(bytes, program, json + " "),
+            absl::StrCat("it holds two members named '", program, "'")},
+           {"two weights", with_duplicate(bytes, weight, *zip->read(weight)),
+            absl::StrCat("it holds two members named '", weight, "'")},
+           {"names under ..", absl::StrReplaceAll(bytes, {{weight, "../" + weight.substr(3)}}),
+            absl::StrCat("member '../", weight.substr(3), "' climbs out of the archive's folder")},
+           {"absolute names", absl::StrReplaceAll(bytes, {{weight, "/" + weight.substr(1)}}),
+            absl::StrCat("member '/", weight.substr(1), "' has an absolute path")},
+       }) {
+    EXPECT_TRUE(is_exported_program(c.bytes)) << c.what;
+    auto p = load_program(c.bytes, "crafted.pt2");
+    ASSERT_FALSE(p.ok()) << c.what;
+    EXPECT_THAT(std::string(p.status().message()),
+                HasSubstr(absl::StrCat("crafted.pt2 is a damaged or crafted zip archive: ", c.message)))
+        << c.what;
+  }
+  // A directory libzip cannot read at all (sizes pointing to zip64 records
+  // that are not there): still a program, a damaged one.
+  std::string damaged = bytes;
+  const std::string record = "PK\x01\x02";
+  for (size_t at = damaged.find(record); at != std::string::npos; at = damaged.find(record, at + 4)) {
+    if (damaged.compare(at + 46, program.size(), program) == 0) damaged.replace(at + 20, 8, 8, '\xff');
+  }
+  EXPECT_TRUE(is_exported_program(damaged));
+  auto p = load_program(damaged, "damaged.pt2");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(std::string(p.status().message()),
+              HasSubstr("damaged.pt2 is a damaged zip archive: libzip cannot read its directory"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Torch, ArchiveTest, ::testing::Values("2.6", "2.14"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return absl::StrReplaceAll(info.param, {{".", "_"}});

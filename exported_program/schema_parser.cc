@@ -97,6 +97,31 @@ const json& get_array(const json& j, const std::string& path) {
   return j;
 }
 
+absl::Status check_json_nesting(absl::string_view text, int max_nesting) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_nesting) {
+        return absl::InvalidArgumentError(absl::StrCat("the JSON nests arrays and objects deeper than ",
+                                                       max_nesting, " levels (at byte ", i, ")"));
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::string item(const std::string& path, size_t i) { return absl::StrCat(path, "[", i, "]"); }
 std::string member(const std::string& path, absl::string_view key) {
   return path.empty() ? std::string(key) : absl::StrCat(path, ".", key);

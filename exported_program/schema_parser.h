@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "exported_program/schema.h"
 
@@ -91,6 +92,11 @@ bool get_bool(const json& j, const std::string& path);
 #endif
 FX_RETURNS_INTO_FIRST_ARGUMENT const std::string& get_string(const json& j, const std::string& path);
 FX_RETURNS_INTO_FIRST_ARGUMENT const json& get_array(const json& j, const std::string& path);
+
+// An error when `text` (JSON, not parsed yet) nests arrays and objects
+// deeper than `max_nesting`: nlohmann's parser, copies, dump() and
+// destructor recurse once per level. Counts brackets outside strings only.
+absl::Status check_json_nesting(absl::string_view text, int max_nesting);
 
 // Paths in the document: `path[i]`, `path.key`.
 std::string item(const std::string& path, size_t i);

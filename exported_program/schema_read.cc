@@ -346,18 +346,14 @@ absl::StatusOr<nlohmann::json> parse_python_json(const std::string& text) {
   // bounded on the text first (real programs nest some 10 levels, 8 more
   // for each subgraph of a higher-order operator).
   constexpr int kMaxNesting = 256;
-  int depth = 0;
+  if (absl::Status s = schema_internal::check_json_nesting(text, kMaxNesting); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(s.message(), ", which no torch.export program does"));
+  }
   std::string fixed;
   bool rewritten = false;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (!in_string && (c == '[' || c == '{') && ++depth > kMaxNesting) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the JSON nests arrays and objects deeper than ", kMaxNesting,
-          " levels (at byte ", i, "), which no torch.export program does"));
-    }
-    if (!in_string && (c == ']' || c == '}')) --depth;
     if (in_string) {
       if (c == '\\') {
         fixed += c;

@@ -187,18 +187,35 @@ absl::StatusOr<int64_t> SymExpr::evaluate(const std::map<std::string, int64_t>& 
       return r;
     case Op::kPow: {
       if (v[1] < 0) return absl::InvalidArgumentError("a negative power in a symbolic size");
+      // By squaring: as many steps as the exponent has bits, not its value.
       int64_t p = 1;
-      for (int64_t i = 0; i < v[1]; ++i) {
-        if (__builtin_mul_overflow(p, v[0], &p)) return overflow();
+      int64_t base = v[0];
+      for (int64_t e = v[1]; e > 0; e >>= 1) {
+        if ((e & 1) != 0 && __builtin_mul_overflow(p, base, &p)) return overflow();
+        // (Squared only while bits remain: a square that overflows then
+        // would make the result overflow too.)
+        if (e > 1 && __builtin_mul_overflow(base, base, &base)) return overflow();
       }
       return p;
     }
     case Op::kFloorDiv:
     case Op::kMod: {
       if (v[1] == 0) return absl::InvalidArgumentError("division by zero in a symbolic size");
-      int64_t q = v[0] / v[1];
-      if ((v[0] % v[1] != 0) && ((v[0] < 0) != (v[1] < 0))) --q;  // Python's floor division
-      return op_ == Op::kFloorDiv ? q : v[0] - q * v[1];
+      // INT64_MIN / -1 is the one quotient that does not fit (and traps);
+      // its remainder is 0.
+      if (v[1] == -1) {
+        if (op_ == Op::kMod) return int64_t{0};
+        if (__builtin_sub_overflow(int64_t{0}, v[0], &r)) return overflow();
+        return r;
+      }
+      // Python's floor division and modulo: the remainder takes the sign of
+      // the divisor. (The remainder is adjusted rather than computed as
+      // v0 - q*v1, which can overflow on the way.)
+      const int64_t q = v[0] / v[1];
+      const int64_t m = v[0] % v[1];
+      const bool adjust = m != 0 && ((m < 0) != (v[1] < 0));
+      if (op_ == Op::kFloorDiv) return adjust ? q - 1 : q;
+      return adjust ? m + v[1] : m;
     }
     case Op::kMax:
       return *std::max_element(v.begin(), v.end());

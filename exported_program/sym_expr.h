@@ -21,7 +21,8 @@
 //     Anything else is an error naming it; callers treat such a size as one
 //     they cannot check, and say so.
 //   * evaluate fails naming a symbol it has no value for, and on division by
-//     zero or overflow.
+//     zero or overflow (checked in every operation: FloorDiv(INT64_MIN, -1)
+//     included); Pow takes as many steps as its exponent has bits.
 #ifndef FX_EXPORTED_PROGRAM_SYM_EXPR_H_
 #define FX_EXPORTED_PROGRAM_SYM_EXPR_H_
 

@@ -50,6 +50,49 @@ TEST(SymExprTest, WhatItCannotReadOrEvaluateIsAnError) {
   EXPECT_FALSE(big->evaluate({}).ok());
 }
 
+// Every operation checks for overflow, and none takes steps by the value of
+// its operands: each of these crashed (SIGFPE) or ran for ever.
+TEST(SymExprTest, EveryOperationIsCheckedAndQuick) {
+  auto value = [](const std::string& text) {
+    auto e = parse_sym_expr(text);
+    EXPECT_TRUE(e.ok()) << text << ": " << e.status();
+    return e.ok() ? e->evaluate({}) : absl::StatusOr<int64_t>(e.status());
+  };
+  const std::string min = "Integer(-9223372036854775808)";
+  for (const std::string& text : std::vector<std::string>{
+           "FloorDiv(" + min + ", Integer(-1))", "Add(Integer(9223372036854775807), Integer(1))",
+        "Add(" + min + ", Integer(-1))", "Mul(" + min + ", Integer(-1))",
+        "Pow(Integer(2), Integer(63))", "Pow(Integer(3), Integer(40))",
+        "Pow(Integer(2), Integer(1000000000000000000))"}) {
+    auto v = value(text);
+    EXPECT_FALSE(v.ok()) << text << " = " << *v;
+    if (!v.ok()) {
+      EXPECT_THAT(std::string(v.status().message()), HasSubstr("overflows")) << text;
+    }
+  }
+  EXPECT_EQ(*value("Mod(" + min + ", Integer(-1))"), 0);
+  EXPECT_EQ(*value("PythonMod(" + min + ", Integer(-1))"), 0);
+  EXPECT_EQ(*value("FloorDiv(" + min + ", Integer(1))"), INT64_MIN);
+  // Python's results: -2**63 // 3, -2**63 % 3, and the signs of each.
+  EXPECT_EQ(*value("FloorDiv(" + min + ", Integer(3))"), -3074457345618258603);
+  EXPECT_EQ(*value("Mod(" + min + ", Integer(3))"), 1);
+  EXPECT_EQ(*value("Mod(Integer(9223372036854775807), Integer(-2))"), -1);
+  EXPECT_EQ(*value("FloorDiv(Integer(7), Integer(-2))"), -4);
+  EXPECT_EQ(*value("Mod(Integer(7), Integer(-2))"), -1);
+  EXPECT_EQ(*value("Mod(Integer(-7), Integer(2))"), 1);
+  EXPECT_EQ(*value("Mod(Integer(-6), Integer(2))"), 0);
+  EXPECT_FALSE(value("Mod(Integer(1), Integer(0))").ok());
+  // Powers: by squaring, exact to the last value that fits.
+  EXPECT_EQ(*value("Pow(Integer(1), Integer(1000000000000000000))"), 1);
+  EXPECT_EQ(*value("Pow(Integer(-1), Integer(1000000000000000001))"), -1);
+  EXPECT_EQ(*value("Pow(Integer(0), Integer(1000000000000000000))"), 0);
+  EXPECT_EQ(*value("Pow(Integer(7), Integer(0))"), 1);
+  EXPECT_EQ(*value("Pow(Integer(2), Integer(62))"), int64_t{1} << 62);
+  EXPECT_EQ(*value("Pow(Integer(-2), Integer(63))"), INT64_MIN);
+  EXPECT_EQ(*value("Pow(Integer(3), Integer(39))"), 4052555153018976267);
+  EXPECT_EQ(*value("Pow(Integer(-3), Integer(5))"), -243);
+}
+
 }  // namespace
 }  // namespace exported
 }  // namespace fx

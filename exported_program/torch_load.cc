@@ -5,8 +5,11 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -18,8 +21,6 @@ namespace exported {
 namespace {
 
 constexpr size_t kMaxDepth = 1000;
-constexpr char kStorageMarker[] = "fx:storage";
-constexpr char kStorageTypeMarker[] = "fx:storage_type";
 constexpr size_t kMaxStack = 1 << 20;
 
 struct Item {
@@ -29,10 +30,14 @@ struct Item {
   std::string global;  // "torch._utils._rebuild_tensor_v2"
   at::Storage storage;
   c10::ScalarType dtype = c10::kByte;
-  size_t depth = 0;  // of containers nested in value
 };
 
-c10::optional<c10::ScalarType> storage_dtype(absl::string_view name) {
+// The identity of a list, dict or tuple (shared through the memo), or null.
+const void* container_of(const c10::IValue& v) {
+  return v.isList() || v.isGenericDict() || v.isTuple() ? v.internalToPointer() : nullptr;
+}
+
+std::optional<c10::ScalarType> storage_dtype(absl::string_view name) {
   static const std::pair<const char*, c10::ScalarType> kStorages[] = {
       {"torch.FloatStorage", c10::kFloat},     {"torch.DoubleStorage", c10::kDouble},
       {"torch.HalfStorage", c10::kHalf},       {"torch.BFloat16Storage", c10::kBFloat16},
@@ -45,7 +50,7 @@ c10::optional<c10::ScalarType> storage_dtype(absl::string_view name) {
   for (const auto& [n, t] : kStorages) {
     if (name == n) return t;
   }
-  return c10::nullopt;
+  return std::nullopt;
 }
 
 bool allowed_global(absl::string_view name) {
@@ -75,8 +80,8 @@ class Unpickler {
   absl::Status fail(absl::string_view why) const {
     return absl::InvalidArgumentError(absl::StrCat("cannot read ", what_, ": ", why));
   }
-  absl::Status need(size_t n) const {
-    return pos_ + n <= data_.size() ? absl::OkStatus() : fail("the pickle is truncated");
+  absl::Status need(uint64_t n) const {
+    return n <= data_.size() - pos_ ? absl::OkStatus() : fail("the pickle is truncated");
   }
   uint64_t read_le(size_t n) {
     uint64_t v = 0;
@@ -84,11 +89,21 @@ class Unpickler {
     pos_ += n;
     return v;
   }
-  void push(c10::IValue v, size_t depth = 0) {
+  void push(c10::IValue v) {
     Item item;
     item.value = std::move(v);
-    item.depth = depth;
     stack_.push_back(std::move(item));
+  }
+  // A new container, `depth` levels deep.
+  void push_container(c10::IValue v, size_t depth) {
+    remember(v, depth);
+    push(std::move(v));
+  }
+  // Containers are known by their address: each is kept alive until the
+  // end, so that no later one takes the address of one that was dropped.
+  void remember(const c10::IValue& container, size_t depth) {
+    depths_[container_of(container)] = depth;
+    alive_.push_back(container);
   }
   absl::StatusOr<Item> pop() {
     if (stack_.empty()) return fail("the pickle pops an empty stack");
@@ -131,72 +146,109 @@ class Unpickler {
     stack_.push_back(std::move(item));
     return absl::OkStatus();
   }
-  static size_t depth_of(const std::vector<Item>& items) {
-    size_t d = 0;
-    for (const Item& i : items) d = std::max(d, i.depth);
-    return d + 1;
+  // How deep containers nest in `v` (0 for what is no container). Kept per
+  // container, not per stack item: the memo hands out the same list again,
+  // and a list grows after it was memoised.
+  size_t depth_of(const c10::IValue& v) const {
+    auto found = depths_.find(container_of(v));
+    return found == depths_.end() ? 0 : found->second;
   }
   absl::Status check_depth(size_t depth) const {
     return depth > kMaxDepth ? fail(absl::StrCat("the pickle nests containers deeper than ", kMaxDepth)) : absl::OkStatus();
   }
-
-  // Tuples hold values only: a storage type (the global inside a storage's
-  // persistent id) and a storage (the first argument of _rebuild_tensor_v2)
-  // are held as marker tuples that persistent_load and call() resolve.
-  absl::Status make_tuple(std::vector<Item> items) {
-    std::vector<c10::IValue> values;
-    for (Item& i : items) {
-      if (i.kind == Item::Kind::kStorage) {
-        values.emplace_back(c10::ivalue::Tuple::create(
-            {c10::IValue(kStorageMarker), static_cast<int64_t>(storages_in_tuples_.size())}));
-        storages_in_tuples_.push_back(std::move(i));
-        continue;
-      }
-      if (i.kind == Item::Kind::kGlobal) {
-        auto dtype = storage_dtype(i.global);
-        if (!dtype) return fail(absl::StrCat(quote_for_message(i.global), " inside a tuple"));
-        values.emplace_back(c10::ivalue::Tuple::create(
-            {c10::IValue(kStorageTypeMarker), static_cast<int64_t>(*dtype)}));
-        continue;
-      }
-      if (i.kind != Item::Kind::kValue) return fail("a tuple of a mark");
-      values.push_back(std::move(i.value));
+  // Puts `item` into `container` (a list or dict being filled): a container
+  // is filled before it is placed in another (as Python's pickler writes
+  // them), so one that was placed is never changed again, and none holds
+  // itself. Else depths could not be known without walking the value, and a
+  // list that contains itself sends every later walk round for ever.
+  absl::Status place(const c10::IValue& item, const c10::IValue& container) {
+    const void* inner = container_of(item);
+    if (inner == nullptr) return absl::OkStatus();
+    if (inner == container_of(container)) return fail("a list or dict that contains itself");
+    placed_.insert(inner);
+    const size_t depth = depth_of(item) + 1;
+    size_t& outer = depths_[container_of(container)];
+    outer = std::max(outer, depth);
+    return check_depth(outer);
+  }
+  absl::Status check_unplaced(const c10::IValue& container) const {
+    if (placed_.count(container_of(container)) != 0) {
+      return fail(
+          "a list or dict changed after it was placed in another value (which Python's pickler never writes: "
+          "it can make a value contain itself, or hide how deep it nests)");
     }
-    const size_t depth = depth_of(items);
-    if (absl::Status s = check_depth(depth); !s.ok()) return s;
-    push(c10::ivalue::Tuple::create(std::move(values)), depth);
     return absl::OkStatus();
   }
 
-  // The index held by a marker tuple (kStorageMarker, i), or -1.
-  static int64_t marker(const c10::IValue& v, const char* name) {
-    if (!v.isTuple() || v.toTupleRef().elements().size() != 2) return -1;
-    const auto& e = v.toTupleRef().elements();
-    if (!e[0].isString() || e[0].toStringRef() != name || !e[1].isInt()) return -1;
-    return e[1].toInt();
+  // Tuples hold values only: a storage type (the global inside a storage's
+  // persistent id) and a storage (the first argument of _rebuild_tensor_v2)
+  // are held as marker tuples that persistent_load and call() resolve
+  // by their identity (markers_), so that no value a pickle builds can pass
+  // for one.
+  absl::Status make_tuple(std::vector<Item> items) {
+    std::vector<c10::IValue> values;
+    size_t depth = 0;
+    for (Item& i : items) {
+      if (i.kind == Item::Kind::kStorage || i.kind == Item::Kind::kGlobal) {
+        if (i.kind == Item::Kind::kGlobal && !storage_dtype(i.global)) {
+          return fail(absl::StrCat(quote_for_message(i.global), " inside a tuple"));
+        }
+        // (Not empty: libtorch may share one empty tuple among all.)
+        values.emplace_back(c10::ivalue::Tuple::create({static_cast<int64_t>(markers_.size())}));
+        remember(values.back(), 1);
+        markers_.emplace(values.back().internalToPointer(), std::move(i));
+        continue;
+      }
+      if (i.kind != Item::Kind::kValue) return fail("a tuple of a mark");
+      if (const void* inner = container_of(i.value)) placed_.insert(inner);
+      depth = std::max(depth, depth_of(i.value));
+      values.push_back(std::move(i.value));
+    }
+    if (absl::Status s = check_depth(depth + 1); !s.ok()) return s;
+    push_container(c10::ivalue::Tuple::create(std::move(values)), depth + 1);
+    return absl::OkStatus();
+  }
+
+  // What the marker tuple `v` stands for (a storage, or a storage type as a
+  // global), or null.
+  const Item* marker(const c10::IValue& v, Item::Kind kind) const {
+    if (!v.isTuple()) return nullptr;
+    auto found = markers_.find(v.internalToPointer());
+    return found == markers_.end() || found->second.kind != kind ? nullptr : &found->second;
   }
 
   absl::StatusOr<at::Storage> storage_argument(const c10::IValue& v, c10::ScalarType* dtype) {
-    const int64_t index = marker(v, kStorageMarker);
-    if (index < 0 || index >= static_cast<int64_t>(storages_in_tuples_.size())) {
-      return fail("_rebuild_tensor_v2 without a storage");
-    }
-    *dtype = storages_in_tuples_[index].dtype;
-    return storages_in_tuples_[index].storage;
+    const Item* storage = marker(v, Item::Kind::kStorage);
+    if (storage == nullptr) return fail("_rebuild_tensor_v2 without a storage");
+    *dtype = storage->dtype;
+    return storage->storage;
   }
 
-  static std::vector<int64_t> ints(const c10::IValue& v) {
+  // A tuple of ints (a tensor's sizes or strides), or nothing.
+  static std::optional<std::vector<int64_t>> ints(const c10::IValue& v) {
+    if (!v.isTuple()) return std::nullopt;
     std::vector<int64_t> out;
-    if (!v.isTuple()) return out;
-    for (const c10::IValue& e : v.toTupleRef().elements()) out.push_back(e.isInt() ? e.toInt() : -1);
+    for (const c10::IValue& e : v.toTupleRef().elements()) {
+      if (!e.isInt()) return std::nullopt;
+      out.push_back(e.toInt());
+    }
     return out;
+  }
+  // Whether a tensor of `dtype` may require grad (autograd's rule, which
+  // libtorch enforces by throwing).
+  absl::Status check_requires_grad(c10::ScalarType dtype) const {
+    if (c10::isFloatingType(dtype) || c10::isComplexType(dtype)) return absl::OkStatus();
+    return fail(absl::StrCat("a tensor of dtype ", c10::toString(dtype),
+                             " that requires grad (only floating-point and complex tensors can)"));
   }
 
   absl::StatusOr<c10::IValue> call(const std::string& global, const c10::IValue& args) {
     if (!args.isTuple()) return fail(absl::StrCat(global, " called without a tuple of arguments"));
     const auto& a = args.toTupleRef().elements();
     if (global == "collections.OrderedDict") {
-      return c10::IValue(c10::impl::GenericDict(c10::AnyType::get(), c10::AnyType::get()));
+      c10::IValue dict(c10::impl::GenericDict(c10::AnyType::get(), c10::AnyType::get()));
+      remember(dict, 1);
+      return dict;
     }
     if (global == "torch._utils._rebuild_tensor_v2") {
       if (a.size() < 5) return fail("_rebuild_tensor_v2 with too few arguments");
@@ -205,8 +257,11 @@ class Unpickler {
       if (!storage.ok()) return storage.status();
       if (!a[1].isInt()) return fail("a tensor's offset that is not an int");
       const int64_t offset = a[1].toInt();
-      const std::vector<int64_t> sizes = ints(a[2]);
-      const std::vector<int64_t> strides = ints(a[3]);
+      const std::optional<std::vector<int64_t>> sizes_read = ints(a[2]);
+      const std::optional<std::vector<int64_t>> strides_read = ints(a[3]);
+      if (!sizes_read || !strides_read) return fail("a tensor's sizes or strides that are not a tuple of ints");
+      const std::vector<int64_t>& sizes = *sizes_read;
+      const std::vector<int64_t>& strides = *strides_read;
       if (sizes.size() != strides.size()) return fail("a tensor with more sizes than strides");
       // Its last element must lie within the storage.
       int64_t last = offset;
@@ -221,14 +276,21 @@ class Unpickler {
       }
       const int64_t numel = static_cast<int64_t>(storage->nbytes() / c10::elementSize(dtype));
       if (bad || (!empty && last >= numel)) return fail("a tensor reaches past its storage");
+      const bool requires_grad = a[4].isBool() && a[4].toBool();
+      if (requires_grad) {
+        if (absl::Status s = check_requires_grad(dtype); !s.ok()) return s;
+      }
       at::Tensor t = at::empty({0}, at::TensorOptions().dtype(dtype));
       t.set_(*storage, offset, sizes, strides);
-      if (a[4].isBool() && a[4].toBool()) t.set_requires_grad(true);
+      if (requires_grad) t.set_requires_grad(true);
       return c10::IValue(t);
     }
     if (global == "torch._utils._rebuild_parameter" || global == "torch._utils._rebuild_parameter_with_state") {
       if (a.size() < 2 || !a[0].isTensor()) return fail("a parameter that does not wrap a tensor");
       at::Tensor t = a[0].toTensor();
+      if (a[1].isBool() && a[1].toBool()) {
+        if (absl::Status s = check_requires_grad(t.scalar_type()); !s.ok()) return s;
+      }
       if (a[1].isBool()) t.set_requires_grad(a[1].toBool());
       return c10::IValue(t);
     }
@@ -243,21 +305,26 @@ class Unpickler {
     const auto& e = pid.toTupleRef().elements();
     if (!e[2].isString() || !e[4].isInt()) return fail("a malformed storage id");
     const std::string& key = e[2].toStringRef();
-    const int64_t type = marker(e[1], kStorageTypeMarker);
-    if (type < 0 || type >= static_cast<int64_t>(c10::ScalarType::NumOptions)) {
-      return fail("a storage id without its storage type");
-    }
-    const auto dtype = static_cast<c10::ScalarType>(type);
+    // The storage type: a global this reader resolved, never a value of the
+    // pickle's own making (a forged dtype number would reach libtorch's
+    // quantizer asserts).
+    const Item* type = marker(e[1], Item::Kind::kGlobal);
+    const std::optional<c10::ScalarType> storage_type =
+        type == nullptr ? std::nullopt : storage_dtype(type->global);
+    if (!storage_type) return fail("a storage id without its storage type");
+    const c10::ScalarType dtype = *storage_type;
     auto found = storages_.find(key);
     if (found == storages_.end()) {
       const std::string record = absl::StrCat(prefix_, "data/", key);
       auto bytes = zip_.read(record);
       if (!bytes.ok()) return fail(bytes.status().message());
-      const uint64_t expected = static_cast<uint64_t>(e[4].toInt()) * c10::elementSize(dtype);
-      if (e[4].toInt() < 0 || bytes->size() < expected) {
+      const int64_t numel = e[4].toInt();
+      const uint64_t item_size = c10::elementSize(dtype);
+      if (numel < 0 || static_cast<uint64_t>(numel) > bytes->size() / item_size) {
         return fail(absl::StrCat("storage ", quote_for_message(key), " has ", bytes->size(), " bytes, and its tensor needs ",
-                                 expected));
+                                 numel, " elements of ", item_size));
       }
+      const uint64_t expected = static_cast<uint64_t>(numel) * item_size;
       at::Tensor buffer = at::empty({static_cast<int64_t>(expected)}, at::kByte);
       if (expected > 0) std::memcpy(buffer.data_ptr(), bytes->data(), expected);
       found = storages_.emplace(key, buffer.storage()).first;
@@ -279,13 +346,13 @@ class Unpickler {
         pos_ += 8;
         return absl::OkStatus();
       case '}':
-        push(c10::impl::GenericDict(c10::AnyType::get(), c10::AnyType::get()), 1);
+        push_container(c10::impl::GenericDict(c10::AnyType::get(), c10::AnyType::get()), 1);
         return absl::OkStatus();
       case ']':
-        push(c10::impl::GenericList(c10::AnyType::get()), 1);
+        push_container(c10::impl::GenericList(c10::AnyType::get()), 1);
         return absl::OkStatus();
       case ')':
-        push(c10::ivalue::Tuple::create({}), 1);
+        push_container(c10::ivalue::Tuple::create({}), 1);
         return absl::OkStatus();
       case '(': {
         if (++marks_ > kMaxDepth) return fail(absl::StrCat("the pickle nests marks deeper than ", kMaxDepth));
@@ -323,13 +390,15 @@ class Unpickler {
         if (stack_.empty() || stack_.back().kind != Item::Kind::kValue || !stack_.back().value.isList()) {
           return fail("APPEND to something that is not a list");
         }
-        auto list = stack_.back().value.toList();
+        const c10::IValue& target = stack_.back().value;
+        if (absl::Status s = check_unplaced(target); !s.ok()) return s;
+        auto list = target.toList();
         for (Item& i : items) {
           if (i.kind != Item::Kind::kValue) return fail("a list of something other than values");
+          if (absl::Status s = place(i.value, target); !s.ok()) return s;
           list.push_back(std::move(i.value));
         }
-        stack_.back().depth = std::max(stack_.back().depth, depth_of(items));
-        return check_depth(stack_.back().depth);
+        return absl::OkStatus();
       }
       case 's':    // SETITEM
       case 'u': {  // SETITEMS
@@ -349,17 +418,19 @@ class Unpickler {
         if (stack_.empty() || stack_.back().kind != Item::Kind::kValue || !stack_.back().value.isGenericDict()) {
           return fail("SETITEM on something that is not a dict");
         }
-        auto dict = stack_.back().value.toGenericDict();
+        const c10::IValue& target = stack_.back().value;
+        if (absl::Status s = check_unplaced(target); !s.ok()) return s;
+        auto dict = target.toGenericDict();
         for (size_t i = 0; i < items.size(); i += 2) {
           if (items[i].kind != Item::Kind::kValue || items[i + 1].kind != Item::Kind::kValue) {
             return fail("a dict of something other than values");
           }
           const c10::IValue& key = items[i].value;
           if (!key.isString() && !key.isInt()) return fail("a dict key that is neither a string nor an int");
+          if (absl::Status s = place(items[i + 1].value, target); !s.ok()) return s;
           dict.insert_or_assign(key, items[i + 1].value);
         }
-        stack_.back().depth = std::max(stack_.back().depth, depth_of(items));
-        return check_depth(stack_.back().depth);
+        return absl::OkStatus();
       }
       case 'K':
         if (absl::Status s = need(1); !s.ok()) return s;
@@ -419,6 +490,7 @@ class Unpickler {
           index = read_le(op == 'q' ? 1 : 4);
         }
         if (stack_.empty()) return fail("a memo of an empty stack");
+        if (stack_.back().kind == Item::Kind::kMark) return fail("a memo of a mark");
         memo_[index] = stack_.back();
         return absl::OkStatus();
       }
@@ -478,7 +550,12 @@ class Unpickler {
   std::vector<Item> stack_;
   std::map<uint64_t, Item> memo_;
   std::map<std::string, at::Storage> storages_;
-  std::vector<Item> storages_in_tuples_;
+  // Marker tuples (make_tuple) -> the storage or storage type each stands for.
+  absl::flat_hash_map<const void*, Item> markers_;
+  // Containers -> how deep containers nest in them; containers placed in another.
+  absl::flat_hash_map<const void*, size_t> depths_;
+  absl::flat_hash_set<const void*> placed_;
+  std::vector<c10::IValue> alive_;
   size_t marks_ = 0;
 };
 

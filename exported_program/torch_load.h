@@ -22,6 +22,14 @@
 //     bytes, a storage record of the wrong size, a missing record, an unknown
 //     opcode or global, a malformed or truncated pickle, or nesting deeper
 //     than 1,000 is an error naming `what`.
+//   * What the file says is checked before libtorch sees it: a storage's
+//     type is one of the globals above (never a number the pickle made up),
+//     sizes and strides are ints, only floating-point and complex tensors
+//     require grad.
+//   * The value is a tree no deeper than 1,000: a list or dict that contains
+//     itself, or one changed after it was placed in another value (which
+//     Python's pickler never writes; through the memo it would hide how deep
+//     the value nests), is an error.
 //   * Parameters come back as tensors with their requires_grad; dicts keep
 //     their order; OrderedDict is a dict.
 #ifndef FX_EXPORTED_PROGRAM_TORCH_LOAD_H_

@@ -28,6 +28,88 @@ std::string saved(const std::string& pickle, const std::vector<std::pair<std::st
   return *zip.finish();
 }
 
+// Pickle opcodes for hand-written pickles.
+const std::string kProto = "\x80\x02";
+std::string le32(uint32_t v) {
+  std::string out;
+  for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+  return out;
+}
+std::string unicode(const std::string& text) { return "X" + le32(static_cast<uint32_t>(text.size())) + text; }
+std::string small(int v) { return std::string("K") + static_cast<char>(v); }
+std::string put(uint32_t i) { return "r" + le32(i); }
+std::string get(uint32_t i) { return "j" + le32(i); }
+
+std::string error_of(const std::string& pickle, const std::vector<std::pair<std::string, std::string>>& data = {}) {
+  auto v = torch_load(saved(pickle, data), "crafted.pt");
+  EXPECT_FALSE(v.ok());
+  return v.ok() ? "" : std::string(v.status().message());
+}
+
+// A chain of `n` containers, each in the one before, made through the memo
+// so that no container is ever deeper than 2 on the stack: L0 = [], then
+// L(i-1).append(Li) with L(i-1) fetched from the memo, each left on the
+// stack above a mark, the lot made a tuple appended to L0.
+std::string memo_chain(int n, bool dicts) {
+  std::string p = kProto + (dicts ? "}" : "]") + put(0) + "(";
+  for (int i = 1; i < n; ++i) {
+    p += get(i - 1) + (dicts ? unicode("k") : "") + (dicts ? "}" : "]") + put(i) + (dicts ? "s" : "a");
+  }
+  return p + "t" + (dicts ? unicode("rest") + "s" : "a") + ".";
+}
+
+TEST(TorchLoadTest, AValueThatContainsItselfOrHidesItsDepthIsRefused) {
+  // l = []; l.append(l), as Python's pickler writes it; and d['a'] = d.
+  EXPECT_THAT(error_of(kProto + "]" + put(0) + get(0) + "a."), HasSubstr("crafted.pt: a list or dict that contains itself"));
+  EXPECT_THAT(error_of(kProto + "}" + put(0) + unicode("a") + get(0) + "s."), HasSubstr("contains itself"));
+  // a = [b], b = [a].
+  EXPECT_THAT(error_of(kProto + "]" + put(0) + "]" + put(1) + get(0) + "aa."),
+              HasSubstr("a list or dict changed after it was placed in another value"));
+  // 100,000 deep, through the memo: each walk of it (its destructor
+  // included) overflowed the stack.
+  for (bool dicts : {false, true}) {
+    EXPECT_THAT(error_of(memo_chain(100000, dicts)), HasSubstr("changed after it was placed")) << dicts;
+  }
+  // A value used twice is fine: ([1], same list again).
+  auto shared = torch_load(saved(kProto + "]" + put(0) + small(1) + "a" + get(0) + "\x86."), "shared.pt");
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  EXPECT_TRUE(shared->toTupleRef().elements()[1].toListRef()[0].isInt());
+}
+
+// What the file says reaches libtorch only once checked.
+TEST(TorchLoadTest, WhatTheFileSaysIsCheckedBeforeLibtorchSeesIt) {
+  // A tensor: _rebuild_tensor_v2(storage, offset 0, sizes, strides, requires_grad, OrderedDict()).
+  auto tensor = [](const std::string& storage_type, const std::string& pid_type, const std::string& sizes,
+                   const std::string& strides, bool requires_grad) {
+    return std::string("\x80\x02") + "ctorch._utils\n_rebuild_tensor_v2\n" + "((" + unicode("storage") +
+           pid_type + unicode("0") + unicode("cpu") + small(4) + "tQ" + small(0) + sizes + strides +
+           (requires_grad ? "\x88" : "\x89") + "ccollections\nOrderedDict\n)R" + "tR." + storage_type;
+  };
+  const std::vector<std::pair<std::string, std::string>> data = {{"0", std::string(32, '\0')}};
+  const std::string float_type = "ctorch\nFloatStorage\n";
+  const std::string four = "(" + small(4) + "t";
+  const std::string one = "(" + small(1) + "t";
+  auto ok = torch_load(saved(tensor("", float_type, four, one, true), data), "ok.pt");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_TRUE(ok->toTensor().requires_grad());
+  // The storage type as the reader once held it inside a tuple: (marker,
+  // dtype number 12, a quantized dtype), which reached libtorch's quantizer
+  // asserts.
+  const std::string forged = "(" + unicode("fx:storage_type") + small(12) + "t";
+  EXPECT_THAT(error_of(tensor("", forged, four, one, false), data), HasSubstr("a storage id without its storage type"));
+  // Only floating-point and complex tensors require grad (libtorch throws).
+  EXPECT_THAT(error_of(tensor("", "ctorch\nLongStorage\n", four, one, true), data),
+              HasSubstr("a tensor of dtype Long that requires grad"));
+  EXPECT_THAT(error_of(tensor("", float_type, "N", "N", false), data),
+              HasSubstr("sizes or strides that are not a tuple of ints"));
+  EXPECT_THAT(error_of(tensor("", float_type, "(" + unicode("4") + "t", one, false), data),
+              HasSubstr("sizes or strides that are not a tuple of ints"));
+  // A string's length past the end, however large.
+  EXPECT_THAT(error_of("\x80\x02\x8d" + std::string(8, '\xff') + "."), HasSubstr("the pickle is truncated"));
+  // A memo of a mark (which unbalanced the count of marks).
+  EXPECT_THAT(error_of(kProto + "(" + put(0) + get(0) + "t."), HasSubstr("a memo of a mark"));
+}
+
 TEST(TorchLoadTest, ReadsWhatTorchSaveWrites) {
   // expected.pt files of the committed programs: torch 2.6's and 2.14's
   // torch.save, with one-element containers (APPEND, SETITEM).

@@ -1,8 +1,11 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "exported_program/treespec.h"
 
+#include <cstdint>
+
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
+#include "exported_program/schema_parser.h"
 
 namespace fx {
 namespace exported {
@@ -12,12 +15,44 @@ using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
 constexpr int kMaxDepth = 100;
+// Each level of the tree is two levels of JSON (the node, its children).
+constexpr int kMaxTextNesting = 2 * kMaxDepth + 4;
+// A context is a list of keys, or a name.
+constexpr int kMaxContextNesting = 8;
 
-absl::StatusOr<TreeSpec> parse_node(const json& j, int depth) {
-  if (depth > kMaxDepth) return absl::InvalidArgumentError("the tree spec is nested too deeply");
+absl::Status error_at(const std::string& path, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
+}
+
+// A dict's keys, from its context: strings or ints (what torch.export writes
+// for the keys of a dict of inputs or outputs), each once.
+absl::Status read_keys(const json& context, const std::string& path, std::vector<json>& keys) {
+  for (size_t i = 0; i < context.size(); ++i) {
+    const json& k = context[i];
+    const bool integer = k.is_number_integer() &&
+                         (!k.is_number_unsigned() || k.get<uint64_t>() <= uint64_t{INT64_MAX});
+    if (!k.is_string() && !integer) {
+      return error_at(absl::StrCat(path, "[", i, "]"),
+                      absl::StrCat("a dict key that is ", escape_for_message(k.dump(), 40),
+                                   "; the keys of a program's dicts are strings or ints"));
+    }
+    for (const json& earlier : keys) {
+      if (earlier == k) {
+        return error_at(absl::StrCat(path, "[", i, "]"),
+                        absl::StrCat("dict key ", escape_for_message(k.dump(), 40), " appears twice"));
+      }
+    }
+    keys.push_back(k);
+  }
+  return absl::OkStatus();
+}
+
+// `path`: where the node is in the spec's JSON (`[1].children_spec[0]`).
+absl::StatusOr<TreeSpec> parse_node(const json& j, const std::string& path, int depth) {
+  if (depth >= kMaxDepth) return error_at(path, absl::StrCat("the tree spec nests deeper than ", kMaxDepth, " levels"));
   if (!j.is_object() || !j.contains("type") || !j.contains("children_spec") ||
       !j.at("children_spec").is_array()) {
-    return absl::InvalidArgumentError(absl::StrCat("not a tree spec node: ", escape_for_message(j.dump(), 100)));
+    return error_at(path, absl::StrCat("not a tree spec node: ", escape_for_message(j.dump(), 100)));
   }
   TreeSpec spec;
   const json& type = j.at("type");
@@ -25,13 +60,19 @@ absl::StatusOr<TreeSpec> parse_node(const json& j, int depth) {
     spec.kind = TreeSpec::Kind::kLeaf;
     return spec;
   }
-  if (!type.is_string()) return absl::InvalidArgumentError("a tree spec type that is not a string");
+  if (!type.is_string()) return error_at(path + ".type", "a tree spec type that is not a string");
   spec.type = type.get<std::string>();
   // The context is itself JSON text ("null", "[\"a\"]"), except a named
   // tuple's, which is its registered type name as it is ("mod.Out").
+  const std::string context_path = path + ".context";
   const std::string raw_context =
       j.contains("context") && j.at("context").is_string() ? j.at("context").get<std::string>() : "null";
-  json context = json::parse(raw_context, nullptr, false);
+  json context;
+  if (absl::Status s = schema_internal::check_json_nesting(raw_context, kMaxContextNesting); !s.ok()) {
+    context = json(json::value_t::discarded);
+  } else {
+    context = json::parse(raw_context, nullptr, false);
+  }
   const std::string& t = spec.type;
   if (t == "builtins.tuple") {
     spec.kind = TreeSpec::Kind::kTuple;
@@ -41,27 +82,29 @@ absl::StatusOr<TreeSpec> parse_node(const json& j, int depth) {
              t == "torch.fx.immutable_collections.immutable_dict") {
     spec.kind = TreeSpec::Kind::kDict;
     if (context.is_discarded() || !context.is_array()) {
-      return absl::InvalidArgumentError(absl::StrCat(t, " in a tree spec without its keys"));
+      return error_at(context_path, absl::StrCat(t, " without its keys (a JSON list of them)"));
     }
-    for (const json& k : context) spec.keys.push_back(k);
+    if (absl::Status s = read_keys(context, context_path, spec.keys); !s.ok()) return s;
   } else if (t == "collections.namedtuple") {
     spec.kind = TreeSpec::Kind::kNamedTuple;
     spec.namedtuple_type = !context.is_discarded() && context.is_string() ? context.get<std::string>() : raw_context;
   } else if (t == "builtins.NoneType") {
     spec.kind = TreeSpec::Kind::kNone;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return error_at(path + ".type", absl::StrCat(
         "the program's inputs or outputs are a ", quote_for_message(t),
         ", a type registered with torch's pytree; FX for C++ reads tuples, lists, dicts, "
         "named tuples and None"));
   }
-  for (const json& child : j.at("children_spec")) {
-    auto c = parse_node(child, depth + 1);
+  const json& children = j.at("children_spec");
+  for (size_t i = 0; i < children.size(); ++i) {
+    auto c = parse_node(children[i], absl::StrCat(path, ".children_spec[", i, "]"), depth + 1);
     if (!c.ok()) return c.status();
     spec.children.push_back(std::move(*c));
   }
   if (spec.kind == TreeSpec::Kind::kDict && spec.keys.size() != spec.children.size()) {
-    return absl::InvalidArgumentError("a dict in a tree spec with more or fewer keys than values");
+    return error_at(path, absl::StrCat("a dict with ", spec.keys.size(), " keys and ", spec.children.size(),
+                                       " values"));
   }
   return spec;
 }
@@ -105,15 +148,20 @@ size_t TreeSpec::num_leaves() const {
 }
 
 absl::StatusOr<TreeSpec> parse_treespec(const std::string& text) {
+  // Parsed again from a string of the program: the program's own bound on
+  // nesting did not see inside it.
+  if (absl::Status s = schema_internal::check_json_nesting(text, kMaxTextNesting); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("the tree spec: ", s.message(), ", which no program's does"));
+  }
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_array() || j.size() != 2 || !j[0].is_number_integer()) {
     return absl::InvalidArgumentError(absl::StrCat("not a serialised tree spec: ", escape_for_message(text, 100)));
   }
-  if (j[0].get<int>() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("tree spec protocol ", j[0].get<int>(),
+  if (!j[0].is_number_integer() || j[0].get<int64_t>() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("tree spec protocol ", escape_for_message(j[0].dump(), 40),
                                                    " is not the one FX for C++ reads (1)"));
   }
-  return parse_node(j[1], 0);
+  return parse_node(j[1], "[1]", 0);
 }
 
 std::string to_string(const TreeSpec& spec) {

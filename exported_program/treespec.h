@@ -15,6 +15,11 @@
 //     torch.fx.immutable_collections' immutable_list and immutable_dict,
 //     and builtins.NoneType (no leaf). Other types (dataclasses and classes
 //     registered with pytree) are errors naming the type.
+//   * A dict's keys are strings or ints, each once; anything else is an
+//     error naming its place in the spec (`[1].children_spec[1].context[0]`).
+//   * The text is parsed only when it nests no deeper than the tree may
+//     (100 levels), and so is a context: these strings inside a program are
+//     JSON the program's own bound on nesting does not see into.
 //   * to_string writes what parse_treespec reads, protocol 1.
 #ifndef FX_EXPORTED_PROGRAM_TREESPEC_H_
 #define FX_EXPORTED_PROGRAM_TREESPEC_H_

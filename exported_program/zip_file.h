@@ -22,20 +22,43 @@
 //     or is damaged; read() fails for a missing member or one whose data is
 //     damaged (a CRC error), naming the member, and never reads more than the
 //     member's declared size.
+//   * ZipReader::open also refuses, naming the member, what a damaged or
+//     crafted archive holds and torch never writes: two members of one name
+//     (readers disagree on which counts: PyTorch takes the last), a name that
+//     is absolute or climbs out with `..`, a stored member whose sizes
+//     disagree, one claiming more bytes than the whole file, and a
+//     compressed one that would inflate to more than kMaxInflation times its
+//     compressed bytes (plus kInflationAllowance) or to more than
+//     kMaxInflatedBytes: what a member may cost in memory and time is bounded
+//     by the file given.
+//   * member_names() lists the names an archive declares even when open()
+//     refuses it (from libzip, else from the central directory's records as
+//     they are), so that callers can tell which kind of archive a damaged
+//     one was meant to be.
 //   * ZipWriter stores members uncompressed (as torch does), in the order
 //     added; finish() returns the whole archive.
 #ifndef FX_EXPORTED_PROGRAM_ZIP_FILE_H_
 #define FX_EXPORTED_PROGRAM_ZIP_FILE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace fx {
+
+// A compressed member may inflate to this many times its compressed bytes,
+// plus kInflationAllowance (torch stores every member uncompressed; JSON
+// compresses some 10 times)...
+inline constexpr int64_t kMaxInflation = 100;
+inline constexpr int64_t kInflationAllowance = int64_t{1} << 20;
+// ... and never to more than this.
+inline constexpr int64_t kMaxInflatedBytes = int64_t{2} << 30;
 
 class ZipReader {
  public:
@@ -53,12 +76,20 @@ class ZipReader {
   // The member's bytes.
   absl::StatusOr<std::string> read(absl::string_view name) const;
 
+  // The names of the members of the zip in `bytes`, best effort (see the
+  // file comment); empty for what is no zip at all.
+  static std::vector<std::string> member_names(absl::string_view bytes);
+
  private:
   struct Archive;
   ZipReader() = default;
+  // The member's index, or -1.
+  int64_t index_of(absl::string_view name) const;
   std::unique_ptr<Archive> archive_;
   std::string display_name_;
   std::vector<std::string> names_;
+  std::vector<int64_t> sizes_;  // uncompressed, by index
+  absl::flat_hash_map<std::string, size_t> index_;  // name -> index
 };
 
 class ZipWriter {

@@ -127,7 +127,12 @@ absl::Status InputConstraints::check(const std::vector<c10::IValue>& inputs) con
       }
       if (dim.expr == nullptr) continue;
       auto expected = dim.expr->evaluate(symbols);
-      if (!expected.ok()) continue;  // a symbol no input dimension gives alone
+      if (absl::IsNotFound(expected.status())) continue;  // a symbol no input dimension gives alone
+      if (!expected.ok()) {
+        // (Overflow, division by zero: no size the input can have.)
+        return absl::InvalidArgumentError(absl::StrCat(describe(in), ": dimension ", d, " must be ", dim.text,
+                                                       ", which cannot be computed: ", expected.status().message()));
+      }
       if (size != *expected) {
         std::string because;
         if (dim.expr->is_symbol()) because = absl::StrCat(" (from ", bound_at[dim.expr->name()], ")");

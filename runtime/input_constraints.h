@@ -18,7 +18,9 @@
 //   * A dimension written as an integer must be that integer; one that is a
 //     symbol takes its value from the first input dimension that is that
 //     symbol alone, must lie in the symbol's range, and must equal it
-//     wherever else it appears; an expression (`2*s0`) must equal its value.
+//     wherever else it appears; an expression (`2*s0`) must equal its value,
+//     and one whose value cannot be computed (it overflows, divides by zero)
+//     is an error naming the dimension: no input can have that size.
 //   * Expressions the reader cannot evaluate (exported_program/sym_expr.h)
 //     are not checked; unchecked() lists them, so that whoever reads the
 //     program can say so.

@@ -14,6 +14,9 @@
 
 #include <fstream>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -25,6 +28,7 @@
 namespace fx {
 namespace {
 
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::fx::testing::expect_one_error_line;
@@ -254,6 +258,101 @@ TEST(FxrunCraftedFilesTest, FilesTorchSaveWroteAreCalledSo) {
   const std::vector<char> bytes = torch::jit::pickle_save(items);
   write_file(dict, std::string(bytes.begin(), bytes.end()));
   expect_one_error_line(fxrun("--model=" + m1() + " --run --input=" + dict), "holds a dict", "dict");
+}
+
+// torch.export programs and saved runs, each a committed program with one
+// thing changed (tests/fixtures/crafted_programs.py).
+std::string crafted(const std::string& file) { return runfile("tests/fixtures/crafted/" + file); }
+
+TEST(FxrunCraftedFilesTest, Pt2ArchivesThatAreDamagedOrCraftedSayWhatIsWrong) {
+  const std::string damaged = " is a damaged or crafted zip archive: ";
+  for (const auto& [file, message] : std::vector<std::pair<std::string, std::string>>{
+           // Readers disagree on which counts; PyTorch reads the last.
+           {"dup_program.pt2", damaged + "it holds two members named 'serialized_exported_program.json'"},
+           {"dup_weight.pt2", damaged + "it holds two members named 'linear_bn/data/weights/weight_0'"},
+           // These were reported as broken TorchScript files.
+           {"dotdot.pt2", damaged + "member '../linear_bn/data/weights/weight_0' climbs out of the archive's folder"},
+           {"absolute.pt2", damaged + "member '/linear_bn/data/weights/weight_0' has an absolute path"},
+           {"no_directory.pt2", " is a damaged zip archive: libzip cannot read its directory"},
+           // read() allocated the size claimed before finding the data short.
+           {"claims_6gib.pt2", damaged + "member 'linear_bn/models/model.json' claims 6442450944 bytes but stores"},
+           // 1 MB inflating to 1 GiB of whitespace: minutes and gigabytes.
+           {"bomb.pt2", damaged + "member 'linear_bn/models/model.json' would inflate from "},
+       }) {
+    Result r = fxrun("--model=" + crafted(file) + " --run --print=none");
+    expect_one_error_line(r, "cannot load model: " + crafted(file) + message, file);
+    EXPECT_THAT(r.err, Not(HasSubstr("TorchScript"))) << file;
+  }
+}
+
+TEST(FxrunCraftedFilesTest, Pt2ProgramsAreReadOnlyAsPyTorchWouldRunThem) {
+  for (const auto& [file, message] : std::vector<std::pair<std::string, std::string>>{
+           // relu of an int ran, and printed a long[] where float[2, 2] was declared.
+           {"relu_of_int.pt2",
+            "node 'relu' (torch.ops.aten.relu.default): inputs[0] 'self' is as_int, and aten::relu takes Tensor "
+            "there (PyTorch refuses such a call"},
+           {"relu_of_list.pt2",
+            "node 'relu' (torch.ops.aten.relu.default): inputs[0] 'self' is as_tensors, and aten::relu takes Tensor"},
+           {"split_by_string.pt2",
+            "node 'split' (torch.ops.aten.split.Tensor): inputs[1] 'split_size' is as_string, and aten::split.Tensor "
+            "takes int there"},
+           // JSON strings parsed again: 100,000 arrays deep overflowed the stack.
+           {"in_spec_deep.pt2",
+            "graph_module.module_call_graph[0].signature.in_spec: the tree spec: the JSON nests arrays and "
+            "objects deeper than 204 levels"},
+           {"out_spec_deep.pt2", "graph_module.module_call_graph[0].signature.out_spec: the tree spec: the JSON nests"},
+           {"context_deep.pt2",
+            "graph_module.module_call_graph[0].signature.in_spec: [1].children_spec[1].context: builtins.dict "
+            "without its keys"},
+           // Was nlohmann's raw type_error.302, with no place in the file.
+           {"in_spec_null_key.pt2",
+            "graph_module.module_call_graph[0].signature.in_spec: [1].children_spec[1].context[0]: a dict key "
+            "that is null; the keys of a program's dicts are strings or ints"},
+       }) {
+    expect_one_error_line(fxrun("--model=" + crafted(file) + " --print=none"),
+                          "cannot read " + crafted(file) + ": " + message, file);
+  }
+  // Symbolic sizes, evaluated at every run: SIGFPE, and for ever.
+  for (const auto& [file, message] : std::vector<std::pair<std::string, std::string>>{
+           {"floordiv_min.pt2",
+            "input 0 ('x'): dimension 1 must be -9223372036854775808//-1, which cannot be computed: a symbolic "
+            "size overflows"},
+           {"mod_min.pt2", "input 0 ('x'): dimension 1 is 4, and the program needs -9223372036854775808 % -1 = 0"},
+           {"pow_huge.pt2", "input 0 ('x'): dimension 1 is 4, and the program needs 1**1000000000000000000 = 1"},
+       }) {
+    expect_one_error_line(fxrun("--model=" + crafted(file) + " --run --print=none"), message, file);
+  }
+}
+
+TEST(FxrunCraftedFilesTest, Pt2PicklesThatContainThemselvesOrForgeTheReadersMarksAreErrors) {
+  const std::string self = "a list or dict that contains itself";
+  const std::string changed = "a list or dict changed after it was placed in another value";
+  const std::string forged = "a storage id without its storage type";
+  // Sample inputs: the program is still read (with a warning); --run needs
+  // other inputs. Each crashed fxrun (a stack overflow, libtorch's quantizer
+  // assert), some while only loading the program.
+  for (const auto& [file, member, why] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"self_list.pt2", "linear_bn/data/sample_inputs/model.pt", self},
+           {"self_dict_legacy.pt2", "serialized_example_inputs.pt", self},
+           {"chain.pt2", "linear_bn/data/sample_inputs/model.pt", changed},
+           {"forged.pt2", "linear_bn/data/sample_inputs/model.pt", forged},
+       }) {
+    const std::string cannot = absl::StrCat("cannot read ", crafted(file), ": ", member, ": ", why);
+    Result loaded = fxrun("--model=" + crafted(file) + " --print=none");
+    EXPECT_EQ(loaded.exit_code, 0) << file << ": " << loaded.err;
+    EXPECT_THAT(loaded.err, HasSubstr("fxrun: warning: " + cannot)) << file;
+    Result run = fxrun("--model=" + crafted(file) + " --run --print=none");
+    EXPECT_EQ(run.exit_code, 1) << file << ": " << run.err;
+    EXPECT_THAT(run.err, HasSubstr("fxrun: error: the program's example inputs cannot be read (" + cannot)) << file;
+    EXPECT_THAT(run.err, EndsWith("): give --input=FILE (saved with torch.save) or --input-shape=SHAPES\n")) << file;
+  }
+  // Saved runs.
+  const std::string model = runfile("tests/exported_programs/torch2.14/linear_bn.pt2");
+  for (const auto& [file, why] : std::vector<std::pair<std::string, std::string>>{
+           {"self_list.expected.pt", self}, {"chain.expected.pt", changed}, {"forged.expected.pt", forged}}) {
+    expect_one_error_line(fxrun("--model=" + model + " --check --print=none --expected=" + crafted(file)),
+                          absl::StrCat("cannot read --expected ", crafted(file), ": ", why), file);
+  }
 }
 
 TEST(FxrunCraftedFilesTest, InputsThatAreNoRegularFilesAreErrorsAtOnce) {

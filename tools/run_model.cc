@@ -365,6 +365,11 @@ absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
     if (n->op() == Op::kPlaceholder) placeholders.push_back(n);
   }
   const c10::IValue& saved = program.example_inputs ? *program.example_inputs : c10::IValue();
+  if (!program.example_inputs && !program.example_inputs_error.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the program's example inputs cannot be read (", program.example_inputs_error,
+        "): give --input=FILE (saved with torch.save) or --input-shape=SHAPES"));
+  }
   if (!saved.isTuple() || saved.toTupleRef().elements().size() != 2 ||
       !saved.toTupleRef().elements()[0].isTuple() ||
       !saved.toTupleRef().elements()[1].isGenericDict()) {

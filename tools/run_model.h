@@ -91,7 +91,8 @@ std::string saved_run_beside(const std::string& model_path);
 // A torch.export program's own example inputs (torch.export.save keeps the
 // ones it was exported with), one per placeholder of `graph`, on `device`:
 // the positional ones in order, then keyword ones by the placeholder's name.
-// An error when the program has none, or they do not fit the placeholders.
+// An error when the program has none, its own cannot be read (saying why),
+// or they do not fit the placeholders.
 absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
     const exported::LoadedProgram& program, const Graph& graph, const c10::Device& device);
 

@@ -65,12 +65,22 @@ absl::Status check_argument_name(const std::string& name) {
 
 }  // namespace
 
+const ep::ModuleCallSignature* ProgramWalker::root_signature(std::string* path) const {
+  const auto& calls = program_.graph_module.module_call_graph;
+  const ep::ModuleCallSignature* signature = nullptr;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (calls[i].fqn.empty() && calls[i].signature) {
+      signature = &*calls[i].signature;
+      *path = absl::StrCat("graph_module.module_call_graph[", i, "].signature");
+    }
+  }
+  return signature;
+}
+
 absl::Status ProgramWalker::add_placeholders() {
   // forward's argument names, as ep.module() names its placeholders.
-  const ep::ModuleCallSignature* signature = nullptr;
-  for (const ep::ModuleCallEntry& e : program_.graph_module.module_call_graph) {
-    if (e.fqn.empty() && e.signature) signature = &*e.signature;
-  }
+  std::string spec_path;
+  const ep::ModuleCallSignature* signature = root_signature(&spec_path);
   std::vector<const ep::InputSpec*> user_inputs;
   for (const ep::InputSpec& s : program_.graph_module.input_specs) {
     if (s.kind == ep::InputSpec::Kind::kUserInput || s.kind == ep::InputSpec::Kind::kConstantInput) {
@@ -83,7 +93,9 @@ absl::Status ProgramWalker::add_placeholders() {
   size_t positional = 0;  // arguments from here on are keyword arguments
   if (signature != nullptr) {
     auto spec = ep::parse_treespec(signature->in_spec);
-    if (!spec.ok()) return absl::InvalidArgumentError(absl::StrCat("the program's in_spec: ", spec.status().message()));
+    if (!spec.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(spec_path, ".in_spec: ", spec.status().message()));
+    }
     if (spec->kind != ep::TreeSpec::Kind::kTuple || spec->children.size() != 2 ||
         spec->children[1].kind != ep::TreeSpec::Kind::kDict) {
       return absl::InvalidArgumentError("the program's in_spec is not (args, kwargs)");
@@ -314,13 +326,13 @@ absl::Status ProgramWalker::add_output() {
     }
   }
   Argument result;
-  const ep::ModuleCallSignature* signature = nullptr;
-  for (const ep::ModuleCallEntry& e : program_.graph_module.module_call_graph) {
-    if (e.fqn.empty() && e.signature) signature = &*e.signature;
-  }
+  std::string spec_path;
+  const ep::ModuleCallSignature* signature = root_signature(&spec_path);
   if (signature != nullptr) {
     auto spec = ep::parse_treespec(signature->out_spec);
-    if (!spec.ok()) return absl::InvalidArgumentError(absl::StrCat("the program's out_spec: ", spec.status().message()));
+    if (!spec.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(spec_path, ".out_spec: ", spec.status().message()));
+    }
     if (spec->num_leaves() != user.size()) {
       return absl::InvalidArgumentError(absl::StrCat("the program's out_spec arranges ", spec->num_leaves(),
                                                      " outputs, and it has ", user.size()));

@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "core/message_text.h"
 #include "core/printer.h"
 #include "core/well_known.h"
@@ -66,7 +68,116 @@ MetaValue tensor_meta_of(const ep::TensorMeta& t) {
               {"device", device}};
 }
 
+using ArgKind = ep::Argument::Kind;
+
+// The schema argument kinds a parameter of `type` takes: those PyTorch's
+// serializer writes for a value that parameter accepts (numbers stand for
+// each other as in Python: an int where a float is taken, a bool where an
+// int is). Types with no entry (dicts, unions, Any) take any kind.
+bool takes_kind(const c10::TypePtr& type, const ep::Argument& a, bool numbers_as_tensors) {
+  const ArgKind k = a.kind;
+  const bool integer = k == ArgKind::kInt || k == ArgKind::kSymInt || k == ArgKind::kBool || k == ArgKind::kSymBool;
+  const bool number = integer || k == ArgKind::kFloat || k == ArgKind::kSymFloat;
+  const bool empty_list = a.names.empty() && a.ints.empty() && a.floats.empty() && a.strings.empty() &&
+                          a.int_lists.empty() && a.float_lists.empty() && a.nested_names.empty();
+  switch (type->kind()) {
+    case c10::TypeKind::OptionalType:
+      return k == ArgKind::kNone || takes_kind(type->expectRef<c10::OptionalType>().getElementType(), a,
+                                               numbers_as_tensors);
+    case c10::TypeKind::TensorType:
+      // (None is an undefined tensor to PyTorch's argument parser.)
+      return k == ArgKind::kTensor || k == ArgKind::kOptionalTensor || k == ArgKind::kNone ||
+             (numbers_as_tensors && number);
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::SymIntType:
+    case c10::TypeKind::BoolType:
+      return integer;
+    case c10::TypeKind::FloatType:
+    case c10::TypeKind::NumberType:
+      return number;
+    case c10::TypeKind::StringType:
+      return k == ArgKind::kString;
+    case c10::TypeKind::ScalarTypeType:
+      return k == ArgKind::kScalarType || k == ArgKind::kInt;
+    case c10::TypeKind::LayoutType:
+      return k == ArgKind::kLayout || k == ArgKind::kInt;
+    case c10::TypeKind::MemoryFormatType:
+      return k == ArgKind::kMemoryFormat || k == ArgKind::kInt;
+    case c10::TypeKind::DeviceObjType:
+      return k == ArgKind::kDevice || k == ArgKind::kString;
+    case c10::TypeKind::GeneratorType:
+      return k == ArgKind::kNone;
+    case c10::TypeKind::ListType: {
+      const bool list = k == ArgKind::kTensors || k == ArgKind::kOptionalTensors || k == ArgKind::kInts ||
+                        k == ArgKind::kFloats || k == ArgKind::kBools || k == ArgKind::kStrings ||
+                        k == ArgKind::kSymInts || k == ArgKind::kSymFloats || k == ArgKind::kSymBools ||
+                        k == ArgKind::kIntLists || k == ArgKind::kFloatLists || k == ArgKind::kNestedTensors;
+      // An empty list is written as whichever kind (older versions: None).
+      if ((list && empty_list) || k == ArgKind::kNone) return true;
+      c10::TypePtr element = type->expectRef<c10::ListType>().getElementType();
+      if (element->kind() == c10::TypeKind::OptionalType) {
+        element = element->expectRef<c10::OptionalType>().getElementType();
+      }
+      const bool integers = k == ArgKind::kInts || k == ArgKind::kSymInts || k == ArgKind::kBools ||
+                            k == ArgKind::kSymBools;
+      switch (element->kind()) {
+        case c10::TypeKind::TensorType:
+          return k == ArgKind::kTensors || k == ArgKind::kOptionalTensors;
+        case c10::TypeKind::IntType:
+        case c10::TypeKind::SymIntType:
+          // (`int[1] dim` takes one int too.)
+          return integers || k == ArgKind::kInt || k == ArgKind::kSymInt;
+        case c10::TypeKind::BoolType:
+          return k == ArgKind::kBools || k == ArgKind::kSymBools;
+        case c10::TypeKind::FloatType:
+        case c10::TypeKind::NumberType:
+          return integers || k == ArgKind::kFloats || k == ArgKind::kSymFloats;
+        case c10::TypeKind::StringType:
+          return k == ArgKind::kStrings;
+        default:
+          return true;
+      }
+    }
+    default:
+      return true;
+  }
+}
+
+// PyTorch's argument parser takes a number for a Tensor parameter of these
+// operators only (torch/csrc/utils/python_arg_parser's
+// should_allow_numbers_as_tensors, and every prims:: operator).
+bool takes_numbers_as_tensors(const c10::FunctionSchema& schema) {
+  static const absl::flat_hash_set<absl::string_view> kOperators = {
+      "add",          "add_",         "add_out",      "div",           "div_",           "div_out",
+      "divide",       "divide_",      "divide_out",   "mul",           "mul_",           "mul_out",
+      "multiply",     "multiply_",    "multiply_out", "sub",           "sub_",           "sub_out",
+      "subtract",     "subtract_",    "subtract_out", "true_divide",   "true_divide_",   "true_divide_out",
+      "to",           "_to_copy",     "copy_",        "floor_divide",  "floor_divide_",  "floor_divide_out",
+      "_conj"};
+  absl::string_view name = schema.name();
+  if (absl::ConsumePrefix(&name, "prims::")) return true;
+  return absl::ConsumePrefix(&name, "aten::") && kOperators.contains(name);
+}
+
 }  // namespace
+
+absl::Status check_argument_kinds(const ep::Node& n, const c10::FunctionSchema& schema, const std::string& where) {
+  const bool numbers_as_tensors = takes_numbers_as_tensors(schema);
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const ep::NamedArgument& input = n.inputs[i];
+    // Kinds the IR cannot hold are refused by name where they are converted.
+    if (input.arg.kind == ArgKind::kUnsupported || input.arg.kind == ArgKind::kGraph) continue;
+    for (const c10::Argument& param : schema.arguments()) {
+      if (param.name() != input.name || takes_kind(param.real_type(), input.arg, numbers_as_tensors)) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": inputs[", i, "] ", quote_for_message(input.name), " is ", ep::argument_key(input.arg.kind),
+          ", and ", schema.name(), schema.overload_name().empty() ? "" : ".", schema.overload_name(),
+          " takes ", param.real_type()->annotation_str(), " there (PyTorch refuses such a call: the "
+          "program is damaged or was made by hand)"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 Meta& exported_meta(Node* node) {
   MetaValue* m = node->meta().find(kExportedValueKey);

@@ -56,6 +56,12 @@ struct ModuleCall {
 // made on first use; the writer reads it back.
 Meta& exported_meta(Node* node);
 
+// An error naming the node (`where`) and the input when an input's kind is
+// not one the schema's parameter of its name takes (an int for relu's
+// Tensor: PyTorch's argument parser refuses it, and the runtime would make a
+// tensor of it); numbers stand for tensors only where PyTorch lets them.
+absl::Status check_argument_kinds(const ep::Node& n, const c10::FunctionSchema& schema, const std::string& where);
+
 class ProgramWalker {
  public:
   ProgramWalker(Tracer& tracer, const ep::LoadedProgram& loaded)
@@ -74,6 +80,9 @@ class ProgramWalker {
   // the class the program's module stacks name for it.
   torch::jit::Module& module_at(const std::string& path);
   const ModuleInfo* info_for(const std::string& path);
+  // The program's own signature (the module call graph's root entry), and
+  // its place in the program's JSON; null when it has none.
+  const ep::ModuleCallSignature* root_signature(std::string* path) const;
   absl::Status add_placeholders();
   // The placeholder of one flat input (a tensor, or a number the program was
   // specialised for: its value is the default).
