@@ -329,7 +329,7 @@ TEST(FxrunErrorsTest, MessagesSayWhatIsWrong) {
   // an error before the work, not after it.
   const std::string long_name = temporary_path(std::string(243, 'a'));
   expect_one_error_line(fxrun(m1 + " --output=" + long_name),
-               "the name has 243 characters; fxrun writes the result first to a temporary file "
+               "the name has 243 characters; the result is written first to a temporary file "
                "with 13 more, beyond the file system's 255",
                "long name");
   Result ok = fxrun(m1 + " --print=code --output=" + temporary_path(std::string(242, 'a')));

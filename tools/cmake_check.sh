@@ -37,7 +37,7 @@ timed build cmake --build "$build"
 # The README's main job: ResNet-18 traced, each node with its module.
 out=$("$build/bin/fxrun")
 nodes=$(printf '%s\n' "$out" | grep -cE '^(placeholder|call_module|call_function|call_method|get_attr|output) {2,}[A-Za-z_]')
-if [ "$nodes" -ne 71 ] || ! printf '%s\n' "$out" | grep -qE '^call_module +layer1_0_conv1 +layer1\.0\.conv1 .* layer1\.0\.conv1$'; then
+if [ "$nodes" -ne 71 ] || ! grep -qE '^call_module +layer1_0_conv1 +layer1\.0\.conv1 .* layer1\.0\.conv1$' <<< "$out"; then
   printf '%s\n' "$out" | head -20
   echo "cmake_check: the CMake fxrun's main job did not print ResNet-18's 71 nodes with their module paths" >&2
   exit 1
@@ -46,6 +46,6 @@ echo "cmake_check: the main job printed ResNet-18's $nodes nodes"
 
 timed install cmake --install "$build" --prefix "$prefix" > /dev/null
 # The installed fxrun, run from elsewhere, finds its plugins.
-(cd / && "$prefix/bin/fxrun" --list-plugins | grep -q '^  fold_bn ') ||
+grep -q '^  fold_bn ' <<< "$(cd / && "$prefix/bin/fxrun" --list-plugins)" ||
   { echo "cmake_check: the installed fxrun does not find its in-tree plugins" >&2; exit 1; }
 echo "cmake_check: ok ($build)"

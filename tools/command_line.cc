@@ -15,7 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/message_text.h"
-#include "tools/input_file.h"
+#include "fx/input_file.h"
 
 namespace fx {
 namespace {

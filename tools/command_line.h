@@ -15,7 +15,7 @@
 // the closest known one), a value the flag's type rejects (Abseil's reason),
 // a missing value, a flag given twice with different values, a positional
 // argument, a flagfile that cannot be read (with strerror) or is not a
-// regular file (a directory, FIFO or device: tools/input_file.h). Flags a program
+// regular file (a directory, FIFO or device: fx/input_file.h). Flags a program
 // did not define in `FlagsOfFile` (Abseil's own --helpfull, --fromenv, ...)
 // are unknown.
 //

@@ -55,10 +55,10 @@
 #include "tools/graph_dot.h"
 #include "tools/graphviz.h"
 #include "tools/graph_file.h"
-#include "tools/input_file.h"
-#include "tools/model_file.h"
+#include "fx/input_file.h"
+#include "fx/model_file.h"
 #include "exported_program/writer.h"
-#include "tools/output_file.h"
+#include "fx/output_file.h"
 #include "tools/fxrun_flags.h"
 #include "distributed/local_launcher.h"
 #include "tools/fxrun_pipeline.h"
@@ -416,7 +416,7 @@ int run(int argc, char** argv) {
 
   for (const std::string& library : op_libraries) {
     if (absl::Status s = check_shared_library_size(library, "--op-library"); !s.ok()) fail(s.message());
-    if (absl::Status s = load_operator_library(library); !s.ok()) fail(s.message());
+    if (absl::Status s = load_operator_library(library, "--op-library"); !s.ok()) fail(s.message());
   }
   if (absl::GetFlag(FLAGS_builtin_plugins)) load_builtin_plugins(runfiles);
   for (const std::string& path : plugin_paths) {
@@ -457,7 +457,7 @@ int run(int argc, char** argv) {
   }
   const std::string shown_model =
       model_path == "-" ? std::string("the model") : path_for_message(model_path);
-  auto model_file = load_model_file(model_path);
+  auto model_file = load_model_file(model_path, ModelFileNames{"--model", "--op-library=PATH"});
   if (!model_file.ok()) fail(model_file.status().message());
   const exported::LoadedProgram* program =
       model_file->program ? &*model_file->program : nullptr;
@@ -535,7 +535,8 @@ int run(int argc, char** argv) {
   // The inputs a program brings, when none were given: its saved run's, or
   // the example inputs it was exported with.
   auto program_inputs = [&](const c10::Device& device) -> absl::StatusOr<std::vector<c10::IValue>> {
-    if (!saved_run) return program_example_inputs(*program, gm->graph(), device);
+    if (!saved_run) return program_example_inputs(*program, gm->graph(), device,
+                                    "give --input=FILE (saved with torch.save) or --input-shape=SHAPES");
     return to_device(saved_run->inputs, device);
   };
   const bool inputs_from_program = program != nullptr && !example_inputs;

@@ -22,7 +22,7 @@
 #include "core/message_text.h"
 #include "core/naming.h"
 #include "core/well_known.h"
-#include "tools/archive_check.h"
+#include "fx/archive_check.h"
 #include "tools/graph_json.h"
 #include "tracer/module_ref.h"
 

@@ -1,6 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tools/output_check.h"
 
+#include "fx/model_values.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -11,7 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "runtime/value_conversion.h"
-#include "tools/model_file.h"
+#include "fx/model_file.h"
 
 namespace fx {
 namespace {
@@ -110,29 +112,6 @@ absl::Status check_written_inputs(const std::vector<c10::IValue>& written,
 }
 
 }  // namespace
-
-void flatten_tensors(const c10::IValue& v, const std::string& name, NamedTensors& out) {
-  if (v.isTensor()) {
-    out.emplace_back(name, v.toTensor());
-  } else if (v.isTuple() || v.isList()) {
-    const std::vector<c10::IValue> items =
-        v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec();
-    for (size_t i = 0; i < items.size(); ++i) {
-      flatten_tensors(items[i], name.empty() ? std::to_string(i) : absl::StrCat(name, ".", i), out);
-    }
-  } else if (v.isGenericDict()) {
-    for (const auto& item : v.toGenericDict()) {
-      const std::string key = item.key().isString() ? item.key().toStringRef()
-                                                    : item.key().tagKind();
-      flatten_tensors(item.value(), name.empty() ? key : absl::StrCat(name, ".", key), out);
-    }
-  }
-}
-
-std::string describe_tensor(const at::Tensor& t) {
-  return absl::StrCat(absl::AsciiStrToLower(c10::toString(t.scalar_type())), "[",
-                      absl::StrJoin(t.sizes(), ", "), "]");
-}
 
 absl::StatusOr<std::string> check_outputs(const c10::IValue& got,
                                           const std::vector<c10::IValue>& inputs,

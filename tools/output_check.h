@@ -66,14 +66,6 @@ struct Tolerance {
 // may be before its difference counts as a change rather than rounding.
 inline constexpr double kRoundingFactor = 4.0;
 
-// The tensor leaves of a value, named by their position ("0", "1.2", dict
-// keys by name).
-void flatten_tensors(const c10::IValue& v, const std::string& name,
-                     std::vector<std::pair<std::string, at::Tensor>>& out);
-
-// "float[1, 1000]".
-std::string describe_tensor(const at::Tensor& t);
-
 // Compares `got` (the graph's result on `inputs`) with `reference`'s run on a
 // copy of `inputs`; and, given `written` (the graph's copy of `inputs` as its
 // run left them) and a reference that `writes_inputs`, every input tensor

@@ -27,9 +27,9 @@
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 #include "exported_program/torch_load.h"
-#include "tools/archive_check.h"
-#include "tools/input_file.h"
-#include "tools/model_file.h"
+#include "fx/archive_check.h"
+#include "fx/input_file.h"
+#include "fx/model_file.h"
 
 namespace fx {
 namespace {
@@ -44,13 +44,6 @@ absl::StatusOr<c10::ScalarType> dtype_named(absl::string_view name) {
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown dtype ", quote_for_message(name),
       " in --input-shape: use float, double, half, long, int or bool"));
-}
-
-std::string checksum(const at::Tensor& t) {
-  if (t.is_meta() || t.numel() == 0) return "";
-  const at::Tensor d = t.detach().to(at::kCPU).to(at::kDouble);
-  return absl::StrFormat(" sum %.6g, mean |x| %.6g", d.sum().item<double>(),
-                         d.abs().mean().item<double>());
 }
 
 constexpr char kInputsAre[] =
@@ -350,58 +343,6 @@ std::string saved_run_beside(const std::string& model_path) {
 }
 
 
-std::vector<c10::IValue> to_device(const std::vector<c10::IValue>& values, const c10::Device& device) {
-  std::vector<c10::IValue> out;
-  for (const c10::IValue& v : values) {
-    out.push_back(map_tensors(v, [&](const at::Tensor& t) { return t.to(device); }));
-  }
-  return out;
-}
-
-absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
-    const exported::LoadedProgram& program, const Graph& graph, const c10::Device& device) {
-  std::vector<const Node*> placeholders;
-  for (const Node* n : graph.nodes()) {
-    if (n->op() == Op::kPlaceholder) placeholders.push_back(n);
-  }
-  const c10::IValue& saved = program.example_inputs ? *program.example_inputs : c10::IValue();
-  if (!program.example_inputs && !program.example_inputs_error.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the program's example inputs cannot be read (", program.example_inputs_error,
-        "): give --input=FILE (saved with torch.save) or --input-shape=SHAPES"));
-  }
-  if (!saved.isTuple() || saved.toTupleRef().elements().size() != 2 ||
-      !saved.toTupleRef().elements()[0].isTuple() ||
-      !saved.toTupleRef().elements()[1].isGenericDict()) {
-    return absl::InvalidArgumentError(
-        "the program was saved without example inputs: give --input=FILE (saved with "
-        "torch.save) or --input-shape=SHAPES");
-  }
-  const auto& args = saved.toTupleRef().elements()[0].toTupleRef().elements();
-  const auto kwargs = saved.toTupleRef().elements()[1].toGenericDict();
-  std::vector<c10::IValue> inputs;
-  for (size_t i = 0; i < placeholders.size(); ++i) {
-    if (i < args.size()) {
-      inputs.push_back(to_device({args[i]}, device)[0]);
-      continue;
-    }
-    const std::string& name = placeholders[i]->name();
-    auto it = kwargs.find(c10::IValue(name));
-    if (it == kwargs.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the program's example inputs give no value for forward's ", name,
-          ": give --input=FILE (saved with torch.save) or --input-shape=SHAPES"));
-    }
-    inputs.push_back(to_device({it->value()}, device)[0]);
-  }
-  if (args.size() > placeholders.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the program's example inputs give ", args.size(), " positional values for forward's ",
-        placeholders.size(), " inputs: give --input=FILE or --input-shape=SHAPES"));
-  }
-  return inputs;
-}
-
 CheckReference saved_run_reference(const SavedRun& run, const std::string& description) {
   CheckReference reference;
   reference.name = description;
@@ -411,17 +352,6 @@ CheckReference saved_run_reference(const SavedRun& run, const std::string& descr
     return outputs;
   };
   return reference;
-}
-
-std::string describe_outputs(const c10::IValue& outputs) {
-  std::vector<std::pair<std::string, at::Tensor>> flat;
-  flatten_tensors(outputs, "", flat);
-  std::string text;
-  for (const auto& [name, t] : flat) {
-    absl::StrAppend(&text, "output ", name.empty() ? "0" : name, ": ", describe_tensor(t),
-                    checksum(t), "\n");
-  }
-  return text;
 }
 
 absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c10::IValue>& inputs,

@@ -44,6 +44,7 @@
 #include "absl/strings/string_view.h"
 #include "exported_program/archive.h"
 #include "runtime/graph_module.h"
+#include "fx/model_values.h"
 #include "tools/output_check.h"
 
 namespace fx {
@@ -81,28 +82,13 @@ struct SavedRun {
 };
 absl::StatusOr<SavedRun> read_saved_run(const std::string& path, absl::string_view flag);
 
-// `values` with every tensor in them (in tuples, lists, dicts too) on `device`.
-std::vector<c10::IValue> to_device(const std::vector<c10::IValue>& values, const c10::Device& device);
-
 // NAME.expected.pt beside NAME.pt2 (for another name, the name plus
 // ".expected.pt"): where --check looks for a program's saved run.
 std::string saved_run_beside(const std::string& model_path);
 
-// A torch.export program's own example inputs (torch.export.save keeps the
-// ones it was exported with), one per placeholder of `graph`, on `device`:
-// the positional ones in order, then keyword ones by the placeholder's name.
-// An error when the program has none, its own cannot be read (saying why),
-// or they do not fit the placeholders.
-absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
-    const exported::LoadedProgram& program, const Graph& graph, const c10::Device& device);
-
 // The saved outputs as the reference, for exactly the saved inputs;
 // `description` names where they came from.
 CheckReference saved_run_reference(const SavedRun& run, const std::string& description);
-
-// One line per tensor of `outputs` (flattened through tuples, lists and
-// dicts): its position, dtype, sizes and checksums.
-std::string describe_outputs(const c10::IValue& outputs);
 
 // Runs `gm` on `inputs` (and, given a reference, compares with it); the
 // report says what ran and how it went, a few lines for a terminal. Every

@@ -245,6 +245,9 @@ absl::Status ProgramWalker::add_node(const ep::Node& n) {
                                                    ", which FX for C++ does not run"));
     }
   }
+  if (schema != nullptr) {
+    if (absl::Status s = check_argument_kinds(n, *schema, w); !s.ok()) return s;
+  }
   Arguments args;
   Kwargs kwargs;
   for (size_t i = 0; i < n.inputs.size(); ++i) {

@@ -19,8 +19,8 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_split.h"
 #include "tools/command_line.h"
-#include "tools/model_file.h"
-#include "tools/output_file.h"
+#include "fx/model_file.h"
+#include "fx/output_file.h"
 
 ABSL_FLAG(std::string, model, "", "model");
 ABSL_FLAG(std::string, output, "", "output");

@@ -18,8 +18,8 @@
 // early that the directory exists and is writable, so a long run does not
 // end in that error. same_file() tells whether two paths name one file, for
 // refusing an output that would overwrite an input.
-#ifndef FX_TOOLS_OUTPUT_FILE_H_
-#define FX_TOOLS_OUTPUT_FILE_H_
+#ifndef FX_FX_OUTPUT_FILE_H_
+#define FX_FX_OUTPUT_FILE_H_
 
 #include <memory>
 #include <sstream>
@@ -100,4 +100,4 @@ bool same_file(const std::string& a, const std::string& b);
 
 }  // namespace fx
 
-#endif  // FX_TOOLS_OUTPUT_FILE_H_
+#endif  // FX_FX_OUTPUT_FILE_H_

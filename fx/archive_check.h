@@ -31,8 +31,8 @@
 //   * check_tensors_in_bounds and check_module_tensors check what libtorch
 //     read: no tensor reaches past its storage.
 //   * Errors are one line, for a message that names the file in front.
-#ifndef FX_TOOLS_ARCHIVE_CHECK_H_
-#define FX_TOOLS_ARCHIVE_CHECK_H_
+#ifndef FX_FX_ARCHIVE_CHECK_H_
+#define FX_FX_ARCHIVE_CHECK_H_
 
 #include <string>
 
@@ -64,4 +64,4 @@ absl::Status check_module_tensors(const torch::jit::Module& module);
 
 }  // namespace fx
 
-#endif  // FX_TOOLS_ARCHIVE_CHECK_H_
+#endif  // FX_FX_ARCHIVE_CHECK_H_

@@ -4,7 +4,7 @@
 // torch.export program), and the custom operator libraries it needs, with an
 // error a user can act on for every way it can go wrong.
 //
-//   fx::load_operator_library("/path/libmy_ops.so");   // --op-library, before the model
+//   fx::load_operator_library("/path/libmy_ops.so");   // before the model
 //   absl::StatusOr<torch::jit::Module> m = fx::load_model(path);   // "-": standard input
 //   absl::StatusOr<fx::ModelFile> f = fx::load_model_file(path);   // .pt or .pt2
 //
@@ -16,10 +16,10 @@
 // never waited on); `-` reads standard input to its end first. libtorch's
 // reasons are shown from their first non-empty line. A model that calls an
 // operator no loaded library provides names the operator and says how to load
-// its library (--op-library; torchvision's operators are in torchvision's
-// _C extension).
-#ifndef FX_TOOLS_MODEL_FILE_H_
-#define FX_TOOLS_MODEL_FILE_H_
+// its library (ModelFileNames::op_library; torchvision's operators are in
+// torchvision's _C extension). Model::load (fx/model.h) reads through these.
+#ifndef FX_FX_MODEL_FILE_H_
+#define FX_FX_MODEL_FILE_H_
 
 #include <optional>
 #include <string>
@@ -36,19 +36,30 @@ namespace fx {
 // The first non-empty line of a libtorch message, trimmed.
 std::string first_line_of(const std::string& message);
 
-absl::StatusOr<torch::jit::Module> load_model(const std::string& path);
+// How messages name what the user gave: fxrun's flags, or the library's calls.
+struct ModelFileNames {
+  std::string model = "model";  // the model's path ("--model")
+  // How to load an operator library ("--op-library=PATH").
+  std::string op_library = "fx::load_operator_library(PATH)";
+};
+
+absl::StatusOr<torch::jit::Module> load_model(const std::string& path,
+                                              const ModelFileNames& names = {});
 
 // A model file of either kind: exactly one of the two is set.
 struct ModelFile {
   std::optional<torch::jit::Module> torchscript;
   std::optional<exported::LoadedProgram> program;
 };
-absl::StatusOr<ModelFile> load_model_file(const std::string& path);
+absl::StatusOr<ModelFile> load_model_file(const std::string& path,
+                                          const ModelFileNames& names = {});
 
 // Loads a shared library that registers custom operators (TORCH_LIBRARY), so
 // that models calling them load.
-absl::Status load_operator_library(const std::string& path);
+// `flag` names the path in messages ("--op-library").
+absl::Status load_operator_library(const std::string& path,
+                                   absl::string_view flag = "operator library");
 
 }  // namespace fx
 
-#endif  // FX_TOOLS_MODEL_FILE_H_
+#endif  // FX_FX_MODEL_FILE_H_

@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "tools/output_file.h"
+#include "fx/output_file.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -83,7 +83,7 @@ absl::StatusOr<OutputFile> OutputFile::prepare(std::string path, std::string fla
   if (name_max > 0 && name_length + std::strlen(kTemporarySuffix) > static_cast<size_t>(name_max)) {
     return absl::InvalidArgumentError(absl::StrCat(
         flag, " ", path_for_message(path), ": the name has ", name_length,
-        " characters; fxrun writes the result first to a temporary file with ",
+        " characters; the result is written first to a temporary file with ",
         std::strlen(kTemporarySuffix), " more, beyond the file system's ", name_max,
         ": give a name of at most ", name_max - static_cast<long>(std::strlen(kTemporarySuffix)),
         " characters"));

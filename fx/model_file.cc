@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "tools/model_file.h"
+#include "fx/model_file.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -23,8 +23,8 @@
 #include "absl/strings/strip.h"
 #include "core/message_text.h"
 #include "runtime/operator_binding.h"
-#include "tools/archive_check.h"
-#include "tools/input_file.h"
+#include "fx/archive_check.h"
+#include "fx/input_file.h"
 
 namespace fx {
 namespace {
@@ -44,7 +44,7 @@ std::optional<size_t> number_after(absl::string_view text, absl::string_view pre
 }
 
 // What to tell the user about libtorch's reason for refusing a model.
-std::string explain(const std::string& reason) {
+std::string explain(const std::string& reason, const ModelFileNames& names) {
   const std::string line = first_line_of(reason);
   // libtorch 2.x's unpickler refuses a tensor past its storage, which 1.13
   // loads and check_module_tensors refuses; both say it the same way. "Tensor:
@@ -75,7 +75,7 @@ std::string explain(const std::string& reason) {
     op = std::string(absl::StripSuffix(absl::StripAsciiWhitespace(op), "."));
     std::string hint = absl::StrCat(
         "the model calls operator ", escape_for_message(op),
-        ", which no loaded library provides; load its library first with --op-library=PATH");
+        ", which no loaded library provides; load its library first with ", names.op_library);
     if (absl::StartsWith(op, "torchvision::")) {
       absl::StrAppend(&hint, " (torchvision's operators are in torchvision's _C extension: "
                              "python3 -c 'import torchvision, glob, os; print(glob.glob(os.path."
@@ -106,7 +106,8 @@ std::string first_line_of(const std::string& message) {
 namespace {
 
 // A TorchScript module from the bytes of its file (`shown` in messages).
-absl::StatusOr<torch::jit::Module> load_torchscript(std::string bytes, const std::string& shown) {
+absl::StatusOr<torch::jit::Module> load_torchscript(std::string bytes, const std::string& shown,
+                                                    const ModelFileNames& names) {
   auto refused = [&](const absl::Status& s) {
     return absl::InvalidArgumentError(absl::StrCat("cannot load model ", shown, ": ", s.message()));
   };
@@ -119,35 +120,36 @@ absl::StatusOr<torch::jit::Module> load_torchscript(std::string bytes, const std
     return model;
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(
-        absl::StrCat("cannot load model ", shown, ": ", explain(exception_message(e))));
+        absl::StrCat("cannot load model ", shown, ": ", explain(exception_message(e), names)));
   }
 }
 
 // The bytes of the model file `path` ("-": standard input, read to its end).
-absl::StatusOr<std::string> read_model_bytes(const std::string& path) {
+absl::StatusOr<std::string> read_model_bytes(const std::string& path, const ModelFileNames& names) {
   if (path.empty()) {
-    return absl::InvalidArgumentError(
-        "--model is empty; give a .pt or .pt2 file (or - for standard input)");
+    return absl::InvalidArgumentError(absl::StrCat(
+        names.model, " is empty; give a .pt or .pt2 file (or - for standard input)"));
   }
   if (path != "-") {
     if (absl::Status s = check_regular_file(
             path, "model",
             "give a .pt file saved with torch.jit.save or a .pt2 file saved with "
-            "torch.export.save, or --model=- to read one from standard input");
+            "torch.export.save, or - to read one from standard input");
         !s.ok()) {
       return s;
     }
-    return read_regular_file(path, "--model");
+    return read_regular_file(path, names.model);
   }
   // Both kinds are zip archives, which start "PK\3\4".
-  auto data = read_standard_input("--model=-: standard input", kZipMagic);
+  const std::string standard_input = absl::StrCat(names.model, "=-: standard input");
+  auto data = read_standard_input(standard_input, kZipMagic);
   if (!data.ok()) {
     return absl::Status(data.status().code(),
                         absl::StrCat(data.status().message(),
                                      " (give a TorchScript file saved with torch.jit.save or a "
                                      "torch.export program saved with torch.export.save)"));
   }
-  if (data->empty()) return absl::InvalidArgumentError("--model=-: standard input is empty");
+  if (data->empty()) return absl::InvalidArgumentError(absl::StrCat(standard_input, " is empty"));
   return data;
 }
 
@@ -157,14 +159,14 @@ std::string shown_model(const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<torch::jit::Module> load_model(const std::string& path) {
-  auto bytes = read_model_bytes(path);
+absl::StatusOr<torch::jit::Module> load_model(const std::string& path, const ModelFileNames& names) {
+  auto bytes = read_model_bytes(path, names);
   if (!bytes.ok()) return bytes.status();
-  return load_torchscript(*std::move(bytes), shown_model(path));
+  return load_torchscript(*std::move(bytes), shown_model(path), names);
 }
 
-absl::StatusOr<ModelFile> load_model_file(const std::string& path) {
-  auto bytes = read_model_bytes(path);
+absl::StatusOr<ModelFile> load_model_file(const std::string& path, const ModelFileNames& names) {
+  auto bytes = read_model_bytes(path, names);
   if (!bytes.ok()) return bytes.status();
   ModelFile file;
   if (exported::is_exported_program(*bytes)) {
@@ -177,28 +179,28 @@ absl::StatusOr<ModelFile> load_model_file(const std::string& path) {
     file.program = *std::move(program);
     return file;
   }
-  auto module = load_torchscript(*std::move(bytes), shown_model(path));
+  auto module = load_torchscript(*std::move(bytes), shown_model(path), names);
   if (!module.ok()) return module.status();
   file.torchscript = *std::move(module);
   return file;
 }
 
-absl::Status load_operator_library(const std::string& path) {
+absl::Status load_operator_library(const std::string& path, absl::string_view flag) {
   const std::string shown = path_for_message(path);
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
-    return absl::NotFoundError(absl::StrCat("cannot open --op-library ", shown, ": ",
+    return absl::NotFoundError(absl::StrCat("cannot open ", flag, " ", shown, ": ",
                                             std::strerror(errno)));
   }
   if (!S_ISREG(st.st_mode)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--op-library ", shown, " is not a regular file (give a .so file)"));
+        absl::StrCat(flag, " ", shown, " is not a regular file (give a .so file)"));
   }
   // RTLD_GLOBAL: the operators' code may be needed by other libraries.
   if (::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
     const char* why = ::dlerror();
     return absl::InvalidArgumentError(absl::StrCat(
-        "cannot load --op-library ", shown, " (is it a shared library built for this libtorch?): ",
+        "cannot load ", flag, " ", shown, " (is it a shared library built for this libtorch?): ",
         escape_for_message(why != nullptr ? why : "unknown error")));
   }
   return absl::OkStatus();

@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "tools/output_file.h"
+#include "fx/output_file.h"
 
 #include <dirent.h>
 #include <signal.h>

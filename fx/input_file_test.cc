@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "tools/input_file.h"
+#include "fx/input_file.h"
 
 #include <signal.h>
 #include <sys/stat.h>

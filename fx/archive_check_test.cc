@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "tools/archive_check.h"
+#include "fx/archive_check.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/pickle.h>

@@ -20,8 +20,8 @@
 //     endless stream of anything else costs nothing).
 //   * Errors name the flag and the path and say why (strerror, or "it is a
 //     directory"), as one line.
-#ifndef FX_TOOLS_INPUT_FILE_H_
-#define FX_TOOLS_INPUT_FILE_H_
+#ifndef FX_FX_INPUT_FILE_H_
+#define FX_FX_INPUT_FILE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -60,4 +60,4 @@ uint64_t physical_memory_bytes();
 
 }  // namespace fx
 
-#endif  // FX_TOOLS_INPUT_FILE_H_
+#endif  // FX_FX_INPUT_FILE_H_

@@ -1,0 +1,232 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// fx::Model as a program that embeds FX for C++ uses it, linked with libfx.so:
+// torch.export programs (both layouts) and TorchScript modules loaded, passed,
+// run against PyTorch's own outputs, saved and loaded back.
+#include "fx/model.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include "absl/strings/str_cat.h"
+#include "exported_program/torch_load.h"
+#include "fx/model_values.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "plugins/pass.h"
+#include "tests/testing/fixtures.h"
+#include "tests/testing/runfiles.h"
+
+namespace fx {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The committed programs: torch 2.6 wrote the legacy layout, 2.14 the PT2 archive.
+const char* const kProgramFolders[] = {"torch2.6", "torch2.14"};
+
+std::string program_path(const std::string& folder, const std::string& name) {
+  return testing::runfile(absl::StrCat("tests/exported_programs/", folder, "/", name, ".pt2"));
+}
+
+// The outputs PyTorch saved beside a program (NAME.expected.pt): a list of
+// the output's leaves.
+std::vector<at::Tensor> saved_outputs(const std::string& folder, const std::string& name) {
+  const std::string bytes = testing::read_file(testing::runfile(
+      absl::StrCat("tests/exported_programs/", folder, "/", name, ".expected.pt")));
+  auto saved = exported::torch_load(bytes, name);
+  EXPECT_TRUE(saved.ok()) << saved.status();
+  std::vector<at::Tensor> out;
+  for (const auto& item : saved->toGenericDict()) {
+    if (item.key().toStringRef() != "outputs") continue;
+    const c10::IValue& leaves = item.value();
+    for (const c10::IValue& v : leaves.isList() ? leaves.toListRef().vec()
+                                                : leaves.toTupleRef().elements().vec()) {
+      out.push_back(v.toTensor());
+    }
+  }
+  return out;
+}
+
+std::vector<at::Tensor> leaves(const c10::IValue& v) {
+  std::vector<std::pair<std::string, at::Tensor>> flat;
+  flatten_tensors(v, "", flat);
+  std::vector<at::Tensor> out;
+  for (auto& [name, t] : flat) out.push_back(t);
+  return out;
+}
+
+at::Tensor only_tensor(const c10::IValue& v) {
+  std::vector<at::Tensor> all = leaves(v);
+  EXPECT_EQ(all.size(), 1u);
+  return all.empty() ? at::Tensor() : all[0];
+}
+
+void expect_close(const c10::IValue& got, const std::vector<at::Tensor>& want) {
+  std::vector<at::Tensor> all = leaves(got);
+  ASSERT_EQ(all.size(), want.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_TRUE(at::allclose(all[i], want[i], 1e-4, 1e-5)) << "output " << i;
+  }
+}
+
+std::string temporary_path(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ModelTest, AProgramRunsPassesOnItsOwnInputsAndMatchesPyTorch) {
+  for (const char* folder : kProgramFolders) {
+    SCOPED_TRACE(folder);
+    auto model = Model::load(program_path(folder, "conv_net"));
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_EQ(model->format(), ModelFormat::kExportedProgram);
+    auto inputs = model->example_inputs();
+    ASSERT_TRUE(inputs.ok()) << inputs.status();
+    ASSERT_EQ(inputs->size(), 1u);
+    const std::vector<at::Tensor> want = saved_outputs(folder, "conv_net");
+    ASSERT_EQ(want.size(), 1u);
+
+    auto before = model->run(*inputs);
+    ASSERT_TRUE(before.ok()) << before.status();
+    EXPECT_TRUE(at::allclose(only_tensor(*before), want[0], 1e-4, 1e-5));
+
+    const size_t nodes = model->graph().size();
+    ASSERT_TRUE(model->run_passes("fold_bn,const_fold,dce").ok());
+    EXPECT_LT(model->graph().size(), nodes) << "fold_bn folded nothing";
+    EXPECT_TRUE(model->graph_module().lint().ok());
+    auto after = model->run(*inputs);
+    ASSERT_TRUE(after.ok()) << after.status();
+    EXPECT_TRUE(at::allclose(only_tensor(*after), want[0], 1e-4, 1e-5));
+    EXPECT_THAT(describe_outputs(*after), HasSubstr("output 0: float[1, 8] sum "));
+  }
+}
+
+TEST(ModelTest, ASavedProgramLoadsBackWithItsInputsAndTheSameOutputs) {
+  for (const char* folder : kProgramFolders) {
+    SCOPED_TRACE(folder);
+    auto model = Model::load(program_path(folder, "linear_bn"));
+    ASSERT_TRUE(model.ok()) << model.status();
+    ASSERT_TRUE(model->run_passes("fold_bn,dce").ok());
+    const std::string saved = temporary_path(absl::StrCat("linear_bn_", folder, ".pt2"));
+    ASSERT_TRUE(model->save(saved).ok());
+    auto loaded = Model::load(saved);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->format(), ModelFormat::kExportedProgram);
+    auto inputs = loaded->example_inputs();
+    ASSERT_TRUE(inputs.ok()) << inputs.status();
+    auto out = loaded->run(*inputs);
+    ASSERT_TRUE(out.ok()) << out.status();
+    expect_close(*out, saved_outputs(folder, "linear_bn"));
+  }
+}
+
+TEST(ModelTest, ATorchScriptModuleNeedsInputsOfTheCallersAndSavesAsTorchScript) {
+  const std::string path = testing::fixture_path("m_relu_add.pt");
+  auto model = Model::load(path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->format(), ModelFormat::kTorchScript);
+  auto none = model->example_inputs();
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(none.status().message(), HasSubstr("inputs of your own"));
+
+  const at::Tensor x = at::randn({2, 5});
+  auto out = model->run({x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(at::equal(only_tensor(*out), at::relu(x) + 1.0));
+
+  ASSERT_TRUE(model->run_passes("inline{recurse=true},dce").ok());
+  const std::string saved = temporary_path("m_relu_add_inlined.pt");
+  ASSERT_TRUE(model->save(saved).ok());
+  // PyTorch's own loader reads it, and it computes the same.
+  torch::jit::Module reloaded = torch::jit::load(saved);
+  EXPECT_TRUE(at::equal(reloaded.forward({x}).toTensor(), at::relu(x) + 1.0));
+}
+
+// A pass of the caller's, given to a PassManager as an object.
+class CountCalls : public Pass {
+ public:
+  explicit CountCalls(int* calls) : calls_(calls) {}
+  absl::Status run(GraphModule& gm, PassContext& context) override {
+    ++*calls_;
+    context.warn(absl::StrCat(gm.graph().size(), " nodes"));
+    return absl::OkStatus();
+  }
+
+ private:
+  int* calls_;
+};
+
+TEST(ModelTest, APassManagerOfTheCallersRunsAndItsWarningsAreKept) {
+  auto model = Model::load(program_path("torch2.14", "conv_net"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  int calls = 0;
+  PassManager passes{PassManagerOptions()};
+  ASSERT_TRUE(passes.add(std::make_unique<CountCalls>(&calls), "count_calls").ok());
+  ASSERT_TRUE(model->run_passes(passes).ok());
+  EXPECT_EQ(calls, 1);
+  ASSERT_FALSE(model->warnings().empty());
+  EXPECT_THAT(model->warnings().back(), HasSubstr(" nodes"));
+}
+
+TEST(ModelTest, MistakesAreStatusesNamingTheCause) {
+  auto missing = Model::load(temporary_path("no_such_model.pt2"));
+  EXPECT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("no_such_model.pt2"));
+
+  auto empty = Model::load("");
+  EXPECT_THAT(empty.status().message(), HasSubstr("model is empty"));
+
+  const std::string not_a_model = temporary_path("not_a_model.pt");
+  std::ofstream(not_a_model) << "hello";
+  auto garbage = Model::load(not_a_model);
+  EXPECT_FALSE(garbage.ok());
+  EXPECT_THAT(garbage.status().message(), HasSubstr("not_a_model.pt"));
+
+  auto model = Model::load(program_path("torch2.14", "conv_net"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_THAT(model->run_passes("no_such_pass").message(), HasSubstr("no_such_pass"));
+
+  auto wrong = model->run({at::randn({1, 5})});
+  EXPECT_FALSE(wrong.ok());
+
+  EXPECT_THAT(model->save(temporary_path("no_such_dir/out.pt2")).message(),
+              HasSubstr("does not exist"));
+}
+
+TEST(ModelTest, AFailedSaveLeavesTheFileItWouldReplaceAsItWas) {
+  auto model = Model::load(program_path("torch2.14", "conv_net"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  // An MKLDNN tensor (as mkldnn_layout's reordered weights) is in no file
+  // format: writing fails after the file was prepared.
+  GraphModule& gm = model->graph_module();
+  const std::string name = gm.add_tensor_constant(at::randn({4, 4}).to_mkldnn());
+  {
+    auto at = gm.graph().inserting_before(gm.graph().output_node());
+    gm.graph().get_attr(name);
+  }
+  for (const char* file : {"kept.pt2", "kept.pt"}) {
+    const std::string path = temporary_path(file);
+    std::ofstream(path) << "the user's file";
+    absl::Status saved = model->save(path);
+    EXPECT_FALSE(saved.ok()) << file;
+    EXPECT_THAT(saved.message(), HasSubstr("MKLDNN")) << file;
+    EXPECT_TRUE(file_text(path) == "the user's file") << file << " was changed";
+  }
+}
+
+}  // namespace
+}  // namespace fx
