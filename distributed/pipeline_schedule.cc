@@ -93,14 +93,15 @@ absl::StatusOr<StageRun> run_stage(const StageProgram& program, PeerGroup& group
                             absl::StrCat("stage ", program.stage, " failed on micro-batch ", k,
                                          ": ", result.status().message()));
       }
-      // A copy: the plan may reuse its buffers in the next micro-batch.
-      c10::IValue value = deep_copy(*result);
-      compute += seconds(start, Clock::now());
+      // The plan may reuse its buffers in the next micro-batch: an output
+      // kept is copied, and send_values copies what it sends.
       if (program.is_last()) {
-        if (round == 0) run.outputs.push_back(std::move(value));
+        if (round == 0) run.outputs.push_back(deep_copy(*result));
+        compute += seconds(start, Clock::now());
         continue;
       }
-      std::vector<c10::IValue> values = value.toTupleRef().elements().vec();
+      compute += seconds(start, Clock::now());
+      std::vector<c10::IValue> values = result->toTupleRef().elements().vec();
       auto sent = send_values(group, values, program.output_names, next, sequence);
       if (!sent.ok()) {
         return absl::Status(sent.status().code(),

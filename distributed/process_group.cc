@@ -1,8 +1,15 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "distributed/process_group.h"
 
+#include <cxxabi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <typeinfo>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
@@ -54,11 +61,63 @@ class GroupOf : public PeerGroup {
   c10::Device device_;
 };
 
+// What report_broken_transport's handler says, set before it may run: the
+// handler runs on Gloo's thread, in the middle of anything.
+char g_line_prefix[256] = "";
+std::atomic<int> g_exit_status{1};
+std::atomic<int> g_receiving_from{-1};
+std::terminate_handler g_previous_terminate = nullptr;
+
+void write_text(const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(STDERR_FILENO, text.data() + done, text.size() - done);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+// An exception of Gloo's (its type is in namespace gloo) that nothing caught.
+void on_terminate() {
+  const std::type_info* type = abi::__cxa_current_exception_type();
+  if (type != nullptr && std::strstr(type->name(), "4gloo") != nullptr) {
+    std::string reason = "no reason given";
+    try {
+      std::rethrow_exception(std::current_exception());
+    } catch (const std::exception& e) {
+      reason = c10d_error(e);
+    } catch (...) {
+    }
+    const int peer = g_receiving_from.load();
+    const std::string who = peer >= 0 ? absl::StrCat("rank ", peer) : std::string("a peer");
+    // Gloo's check of a message's length against the receive it answers.
+    const bool too_long = absl::StrContains(reason, "preamble.length <= op.nbytes");
+    write_text(absl::StrCat(
+        g_line_prefix,
+        too_long ? absl::StrCat("the message from ", who,
+                                " is longer than its header announced")
+                 : absl::StrCat("the connection with ", who, " broke Gloo's protocol"),
+        " (Gloo: ", reason, "): is ", who, " another program, or another version of fxrun?\n"));
+    std::_Exit(g_exit_status.load());
+  }
+  if (g_previous_terminate != nullptr) g_previous_terminate();
+  std::abort();
+}
+
 bool is_loopback(const std::string& address) {
   return address == "localhost" || absl::StartsWith(address, "127.") || address == "::1";
 }
 
 }  // namespace
+
+void report_broken_transport(absl::string_view line_prefix, int exit_status) {
+  const size_t n = std::min(line_prefix.size(), sizeof(g_line_prefix) - 1);
+  std::memcpy(g_line_prefix, line_prefix.data(), n);
+  g_line_prefix[n] = '\0';
+  g_exit_status.store(exit_status);
+  static std::atomic<bool> installed{false};
+  if (!installed.exchange(true)) g_previous_terminate = std::set_terminate(on_terminate);
+}
 
 absl::StatusOr<CommBackend> parse_backend(absl::string_view name) {
   if (name == "gloo") return CommBackend::kGloo;
@@ -160,6 +219,8 @@ absl::StatusOr<Transfer> PeerGroup::start_recv(at::Tensor tensor, int peer, int 
 absl::StatusOr<Transfer> PeerGroup::start(bool sending, at::Tensor tensor, int peer, int tag) {
   Transfer transfer;
   transfer.peer = peer;
+  // A receive under way is what a broken message would be a reply to.
+  if (!sending) g_receiving_from.store(peer);
   transfer.tensors = {std::move(tensor)};
   try {
     transfer.work = sending ? send(transfer.tensors, peer, tag) : recv(transfer.tensors, peer, tag);

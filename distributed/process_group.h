@@ -21,6 +21,10 @@
 //   * `wait` returns within the group's timeout: a peer that died (its
 //     connection closed) or never sends is an error naming the peer and
 //     `what`.
+//   * A peer that breaks Gloo's protocol (sends more bytes than the receive
+//     it answers was made for) makes Gloo's own thread throw, where no caller
+//     can catch it: the process would abort. report_broken_transport makes
+//     it end with one line naming the peer instead.
 //
 // Version differences: ProcessGroupGloo derives c10d::ProcessGroup in 1.13
 // and c10d::Backend from 2.0; both have the constructor, send and recv used
@@ -60,6 +64,14 @@ struct Transfer {
   std::vector<at::Tensor> tensors;  // kept alive until the transfer ends
   int peer = -1;
 };
+
+// From now on, an exception escaping one of Gloo's threads (which would
+// terminate the process: SIGABRT) ends it with one line on stderr,
+// `line_prefix` then what the peer did, naming the rank this process was
+// receiving from, and exit status `exit_status`. Other exceptions that
+// terminate the process go to the handler there was before. Idempotent but
+// for its arguments, which the last call sets.
+void report_broken_transport(absl::string_view line_prefix, int exit_status);
 
 class PeerGroup {
  public:

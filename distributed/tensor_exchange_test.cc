@@ -122,7 +122,7 @@ TEST(TensorExchangeTest, ALostOrForeignMessageIsAnErrorNotAMixUp) {
   ASSERT_TRUE(header.ok());
   auto decoded = decode_header(*header, {"x"}, 7, 0, c10::Device(c10::kCPU));
   ASSERT_TRUE(decoded.ok()) << decoded.status();
-  EXPECT_EQ((*decoded)[0].toTensor().sizes(), at::IntArrayRef({2, 2}));
+  EXPECT_EQ(decoded->values[0].toTensor().sizes(), at::IntArrayRef({2, 2}));
   auto reordered = decode_header(*header, {"x"}, 6, 0, c10::Device(c10::kCPU));
   ASSERT_FALSE(reordered.ok());
   EXPECT_THAT(std::string(reordered.status().message()), HasSubstr("message 7 where 6"));
@@ -132,6 +132,174 @@ TEST(TensorExchangeTest, ALostOrForeignMessageIsAnErrorNotAMixUp) {
   std::vector<int64_t> truncated(header->begin(), header->end() - 1);
   EXPECT_FALSE(decode_header(truncated, {"x"}, 7, 0, c10::Device(c10::kCPU)).ok());
   EXPECT_FALSE(decode_header({1, 2, 3}, {"x"}, 7, 0, c10::Device(c10::kCPU)).ok());
+}
+
+// Issue 36: what a peer's header says is checked before anything is
+// allocated or handed to libtorch. The header of one float[4, 4] tensor x
+// is: magic, sequence, count, kind, dtype, dims, 4, 4, end mark.
+TEST(TensorExchangeTest, WhatAPeersHeaderAnnouncesIsCheckedBeforeAnythingIsMade) {
+  auto good = encode_header({at::rand({4, 4})}, {"x"}, 0);
+  ASSERT_TRUE(good.ok()) << good.status();
+  ASSERT_EQ(good->size(), 9u);
+  constexpr size_t kDtype = 4, kDims = 5, kFirstSize = 6;
+  auto decoded = [](const std::vector<int64_t>& header) {
+    return decode_header(header, {"x"}, 0, 0, c10::Device(c10::kCPU)).status();
+  };
+  auto refused = [&](std::vector<int64_t> header, const std::string& message, const std::string& what) {
+    absl::Status s;
+    EXPECT_NO_THROW(s = decoded(header)) << what;
+    EXPECT_FALSE(s.ok()) << what;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(message)) << what;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("rank 0")) << what;
+  };
+  ASSERT_TRUE(decoded(*good).ok());
+  // Dtypes: quantized ones, Undefined, past the last, negative.
+  for (int64_t dtype : {static_cast<int64_t>(c10::ScalarType::QInt8),
+                        static_cast<int64_t>(c10::ScalarType::QUInt8),
+                        static_cast<int64_t>(c10::ScalarType::QInt32),
+                        static_cast<int64_t>(c10::ScalarType::Undefined),
+                        static_cast<int64_t>(c10::ScalarType::NumOptions), int64_t{-1},
+                        int64_t{1} << 40}) {
+    std::vector<int64_t> h = *good;
+    h[kDtype] = dtype;
+    refused(h, "not one a pipeline carries", absl::StrCat("dtype ", dtype));
+  }
+  // Sizes whose bytes overflow (with a 0 too: libtorch multiplies them), or
+  // pass the machine's memory; negative.
+  for (std::vector<int64_t> sizes : std::vector<std::vector<int64_t>>{
+           {int64_t{1} << 40, int64_t{1} << 40}, {INT64_MAX, 2}, {INT64_MAX, 0}}) {
+    std::vector<int64_t> h = *good;
+    h[kFirstSize] = sizes[0];
+    h[kFirstSize + 1] = sizes[1];
+    refused(h, "more bytes than a tensor can hold", absl::StrCat("sizes ", sizes[0], "x", sizes[1]));
+  }
+  {
+    std::vector<int64_t> h = *good;
+    h[kFirstSize] = int64_t{1} << 20;
+    h[kFirstSize + 1] = int64_t{1} << 30;  // 4 PiB of floats
+    refused(h, "more than this machine's memory", "sizes 2^20x2^30");
+  }
+  {
+    std::vector<int64_t> h = *good;
+    h[kFirstSize + 1] = -4;
+    refused(h, "negative size", "negative size");
+  }
+  // A size of 0 with sane others is an empty tensor, made from the header alone.
+  {
+    std::vector<int64_t> h = *good;
+    h[kFirstSize] = 0;
+    auto empty = decode_header(h, {"x"}, 0, 0, c10::Device(c10::kCPU));
+    ASSERT_TRUE(empty.ok()) << empty.status();
+    EXPECT_EQ(empty->values[0].toTensor().sizes(), at::IntArrayRef({0, 4}));
+    EXPECT_FALSE(empty->payload.defined());
+  }
+  // Ranks: negative, past kMaxDims; more than the words there are.
+  for (int64_t dims : {int64_t{-1}, kMaxDims + 1, int64_t{1} << 40}) {
+    std::vector<int64_t> h = *good;
+    h[kDims] = dims;
+    refused(h, "dims (a pipeline carries 0 to 64)", absl::StrCat("dims ", dims));
+  }
+  {
+    std::vector<int64_t> h = *good;
+    h[kDims] = 3;  // one size more than there are words
+    refused(h, "ends within value x", "dims 3");
+  }
+  // Words left over, an end mark missing (a short header read into zeros).
+  {
+    std::vector<int64_t> h = *good;
+    h.insert(h.end() - 1, {7, 7});
+    refused(h, "2 words after its values", "left over");
+  }
+  {
+    std::vector<int64_t> h = *good;
+    h.back() = 0;
+    refused(h, "shorter than the 9 words it announced", "no end mark");
+  }
+  // A list longer than the header, of negative length; an unknown kind.
+  auto list = encode_header({c10::IValue(std::vector<int64_t>{1, 2})}, {"x"}, 0);
+  ASSERT_TRUE(list.ok());
+  for (int64_t length : {int64_t{3}, int64_t{-1}, int64_t{1} << 40}) {
+    std::vector<int64_t> h = *list;
+    h[4] = length;
+    refused(h, "ends within value x", absl::StrCat("list of ", length));
+  }
+  {
+    std::vector<int64_t> h = *good;
+    h[3] = 99;
+    refused(h, "unknown kind 99", "kind");
+  }
+}
+
+// A rogue rank 0: sends `parts` (the header's length, the header, the
+// payload) as message 0 to rank 1.
+void send_parts(PeerGroup& group, const std::vector<at::Tensor>& parts) {
+  for (size_t part = 0; part < parts.size(); ++part) {
+    auto transfer = group.start_send(parts[part], 1, exchange_tag(0, part));
+    ASSERT_TRUE(transfer.ok()) << transfer.status();
+    // Rank 1 may refuse the message and leave: the send may then fail.
+    (void)group.wait(*transfer, "sending a rogue part");
+  }
+}
+
+at::Tensor longs(const std::vector<int64_t>& words) {
+  return at::tensor(words, at::TensorOptions().dtype(at::kLong));
+}
+
+// What rank 1 makes of message 0 from a rogue rank 0 that sends `parts`.
+absl::Status received_from_rogue(const std::vector<at::Tensor>& parts) {
+  absl::Status got;
+  run_ranks(make_world(2), 30s, [&](int rank, PeerGroup& group) {
+    if (rank == 0) {
+      send_parts(group, parts);
+    } else {
+      got = recv_values(group, {"x"}, 0, 0, c10::Device(c10::kCPU)).status();
+    }
+  });
+  return got;
+}
+
+// Issue 36: 2 floats for a float[4, 4] tensor were accepted, the rest
+// uninitialised memory; the header's parts likewise.
+TEST(TensorExchangeTest, PartsShorterThanAnnouncedAreRefused) {
+  auto header = encode_header({at::rand({4, 4})}, {"x"}, 0);
+  ASSERT_TRUE(header.ok());
+  const int64_t words = static_cast<int64_t>(header->size());
+  // The payload: 2 floats of the 16 (and the end mark) announced.
+  absl::Status payload = received_from_rogue(
+      {longs({words}), longs(*header), at::ones({2}, at::kFloat)});
+  ASSERT_FALSE(payload.ok());
+  EXPECT_THAT(std::string(payload.message()),
+              HasSubstr("the message from rank 0 carried fewer bytes of tensors than its header "
+                        "announced"));
+  // The header: 4 words of the 9 announced.
+  absl::Status short_header = received_from_rogue(
+      {longs({words}), longs(std::vector<int64_t>(header->begin(), header->begin() + 4))});
+  ASSERT_FALSE(short_header.ok());
+  EXPECT_THAT(std::string(short_header.message()),
+              HasSubstr("header is shorter than the 9 words it announced"));
+  // The header's length: no word at all.
+  absl::Status no_length = received_from_rogue({at::empty({0}, at::kLong)});
+  ASSERT_FALSE(no_length.ok());
+  EXPECT_THAT(std::string(no_length.message()), HasSubstr("announces a 0-word header"));
+}
+
+// Issue 36: a receiving rank died of SIGABRT (gloo::EnforceNotMet, "op.
+// preamble.length <= op.nbytes" on Gloo's thread) when the previous stage
+// sent more than its header announced. It now ends with one line naming the
+// peer, as the error of a receive that failed would. (Where a Gloo reports
+// such a message as an error of the receive instead, the line is that.)
+TEST(TensorExchangeDeathTest, APayloadLongerThanAnnouncedEndsTheRankWithOneLine) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        report_broken_transport("test: error: rank 1: ", 3);
+        auto header = encode_header({at::rand({4, 4})}, {"x"}, 0);
+        absl::Status got = received_from_rogue(
+            {longs({static_cast<int64_t>(header->size())}), longs(*header), at::ones({1000})});
+        std::cerr << "test: error: rank 1: " << got.message() << "\n";
+        std::_Exit(got.ok() ? 0 : 3);
+      },
+      ::testing::ExitedWithCode(3), "test: error: rank 1: [^\n]*rank 0");
 }
 
 TEST(TensorExchangeTest, APeerThatNeverSendsEndsTheWaitNamingIt) {

@@ -112,6 +112,9 @@ absl::StatusOr<std::unique_ptr<PipelineRank>> PipelineRank::join(const PipelineS
         "give as many stages as processes"));
   }
   if (absl::Status s = backend_available(settings.backend); !s.ok()) return s;
+  // A peer breaking Gloo's protocol would abort this process from Gloo's
+  // thread: one line instead.
+  report_broken_transport(absl::StrCat("fxrun: error: rank ", world->rank, ": "), 1);
   quiet_c10d_logging();
   auto store = connect_store(*world, settings.timeout);
   if (!store.ok()) return store.status();
