@@ -12,9 +12,11 @@
 #include <cstring>
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "core/message_text.h"
 #include "distributed/world.h"
 
@@ -29,7 +31,30 @@ struct Rank {
   std::string pending;   // a line not yet ended
   std::string last_error;
   bool running = false;
+  bool stopped = false;  // the launcher sent it a signal
 };
+
+// The lines passed through so far, each without its rank's number, with the
+// rank that wrote it: N ranks failing alike print one line.
+using LinesSeen = absl::flat_hash_map<std::string, int>;
+
+// `line` with the first "rank <index>: " in it made "rank *: ".
+std::string without_rank(const std::string& line, int index) {
+  const std::string mark = absl::StrCat("rank ", index, ": ");
+  const size_t at = line.find(mark);
+  if (at == std::string::npos) return line;
+  return absl::StrCat(line.substr(0, at), "rank *: ", line.substr(at + mark.size()));
+}
+
+// What an error line says, without the program's "...error: " and the
+// rank's "rank <index>: " before it.
+std::string error_text(const std::string& line, int index) {
+  absl::string_view text = line;
+  const size_t at = text.find("error: ");
+  if (at != absl::string_view::npos) text.remove_prefix(at + 7);
+  absl::ConsumePrefix(&text, absl::StrCat("rank ", index, ": "));
+  return std::string(text);
+}
 
 // This process's environment with `overrides` replacing or adding variables.
 std::vector<std::string> environment_with(
@@ -53,14 +78,25 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
-// Passes complete lines of `rank`'s standard error through, remembering its
-// last error line.
-void pass_through(Rank& rank, bool flush) {
+// Passes complete lines of rank `index`'s standard error through, but those
+// another rank wrote already (`seen`), remembering its last error line.
+// `flush`: the rank ended; its unended last line goes too. Nothing goes of
+// what a rank wrote after the launcher stopped it: a line the signal cut
+// off, or one saying it was stopped (fxrun's handlers name the plugin code
+// it interrupted), which is not the pipeline's failure.
+void pass_through(Rank& rank, int index, bool flush, LinesSeen& seen) {
+  if (rank.stopped) {
+    rank.pending.clear();
+    return;
+  }
   size_t end;
   while ((end = rank.pending.find('\n')) != std::string::npos || (flush && !rank.pending.empty())) {
-    const std::string line = end == std::string::npos ? rank.pending : rank.pending.substr(0, end);
-    rank.pending.erase(0, end == std::string::npos ? std::string::npos : end + 1);
+    const bool unended = end == std::string::npos;
+    const std::string line = unended ? rank.pending : rank.pending.substr(0, end);
+    rank.pending.erase(0, unended ? std::string::npos : end + 1);
     if (absl::StrContains(line, "error:")) rank.last_error = line;
+    const auto [first, inserted] = seen.try_emplace(without_rank(line, index), index);
+    if (!inserted && first->second != index) continue;
     const std::string out = line + "\n";
     if (write(STDERR_FILENO, out.data(), out.size()) < 0) {
       // Nothing to do: standard error is gone.
@@ -68,15 +104,21 @@ void pass_through(Rank& rank, bool flush) {
   }
 }
 
-// Passes through what `rank` wrote and is still in its pipe, without waiting
-// (a child of the rank may hold the pipe open), and closes it.
-void drain(Rank& rank) {
+// Reads what `rank` wrote and is in its pipe now, without waiting (a child
+// of the rank may hold the pipe open).
+void read_available(Rank& rank) {
   if (rank.err < 0) return;
   fcntl(rank.err, F_SETFL, fcntl(rank.err, F_GETFL) | O_NONBLOCK);
   char buffer[4096];
   ssize_t n;
   while ((n = read(rank.err, buffer, sizeof buffer)) > 0) rank.pending.append(buffer, n);
-  pass_through(rank, true);
+}
+
+// Passes through what `rank` wrote and is still in its pipe, and closes it.
+void drain(Rank& rank, int index, LinesSeen& seen) {
+  if (rank.err < 0) return;
+  read_available(rank);
+  pass_through(rank, index, true, seen);
   close(rank.err);
   rank.err = -1;
 }
@@ -93,10 +135,20 @@ std::string how_it_ended(int status) {
 absl::Status run_local_ranks(const LocalLaunch& launch) {
   std::vector<Rank> ranks(launch.world_size);
   std::optional<absl::Status> failure;
+  LinesSeen seen;
   int running = 0;
+  // What a rank wrote before it is stopped goes through; what it writes
+  // after does not (pass_through).
   auto stop_all = [&](int signal) {
-    for (Rank& r : ranks) {
-      if (r.running) kill(r.pid, signal);
+    for (int i = 0; i < launch.world_size; ++i) {
+      Rank& r = ranks[i];
+      if (!r.running) continue;
+      if (!r.stopped) {
+        read_available(r);
+        pass_through(r, i, false, seen);
+        r.stopped = true;
+      }
+      kill(r.pid, signal);
     }
   };
 
@@ -165,9 +217,9 @@ absl::Status run_local_ranks(const LocalLaunch& launch) {
         const ssize_t n = read(r.err, buffer, sizeof buffer);
         if (n > 0) {
           r.pending.append(buffer, n);
-          pass_through(r, false);
+          pass_through(r, owner[p], false, seen);
         } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-          pass_through(r, true);
+          pass_through(r, owner[p], true, seen);
           close(r.err);
           r.err = -1;
         }
@@ -184,10 +236,10 @@ absl::Status run_local_ranks(const LocalLaunch& launch) {
       --running;
       if ((WIFEXITED(status) && WEXITSTATUS(status) == 0) || failure) continue;
       // The first failure: drain what it said, then stop the others.
-      drain(r);
+      drain(r, i, seen);
       absl::Status this_failure = absl::AbortedError(absl::StrCat(
           "rank ", i, " of ", launch.world_size, " failed (", how_it_ended(status), ")",
-          r.last_error.empty() ? "" : absl::StrCat(": ", r.last_error),
+          r.last_error.empty() ? "" : absl::StrCat(": ", error_text(r.last_error, i)),
           "; stopped the other ranks"));
       if (WIFEXITED(status) && WEXITSTATUS(status) == kPeerFailedExitStatus) {
         if (!after_peer) {
@@ -205,7 +257,7 @@ absl::Status run_local_ranks(const LocalLaunch& launch) {
     }
   }
   // What the ranks wrote last, without waiting on their children.
-  for (Rank& r : ranks) drain(r);
+  for (int i = 0; i < launch.world_size; ++i) drain(ranks[i], i, seen);
   if (!failure && after_peer) failure = after_peer;
   return failure ? *failure : absl::OkStatus();
 }

@@ -12,11 +12,17 @@
 //     plus local_rank_variables(r, world_size, port) (world.h),
 //     kLaunchedVariable=1 and `env`.
 //   * Their standard output is this process's; their standard error passes
-//     through line by line.
+//     through line by line, but a line another rank wrote already, but for
+//     its number ("rank 2: " where it said "rank 0: "): N ranks failing
+//     alike print one line; and but what a rank writes once the launcher
+//     stopped it (a line the signal cut off, a handler saying it was
+//     stopped): what it wrote before goes through.
 //   * OK when every rank exits with status 0. When one fails (a non-zero
 //     status or a signal), the others are stopped (SIGTERM, SIGKILL after
 //     `grace`) and the error names the first rank that failed, how (exit
-//     status or signal) and its last error line. Nothing is left running.
+//     status or signal) and what its last error line says (without the
+//     "...error: rank N: " the error itself begins with). Nothing is left
+//     running.
 //     A rank that failed because a peer did (kPeerFailedExitStatus: its
 //     connection broke) does not count as the first while another rank may
 //     still fail of its own cause: the launcher waits up to `grace` for one,

@@ -1,8 +1,14 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "distributed/local_launcher.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 #include <sstream>
+
+#include "absl/strings/str_split.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -71,7 +77,80 @@ TEST(LocalLauncherTest, TheRankThatFailedOfItsOwnCauseIsNamedNotThePeerThatLostI
   absl::Status alone = run_local_ranks(shell(
       "if [ \"$RANK\" = 1 ]; then echo 'fxrun: rank 1: error: lost rank 0' >&2; exit 75; fi; exit 0", 2));
   ASSERT_FALSE(alone.ok());
-  EXPECT_THAT(std::string(alone.message()), HasSubstr("rank 1 of 2 failed (exit status 75): fxrun: rank 1: error: lost rank 0"));
+  EXPECT_THAT(std::string(alone.message()), HasSubstr("rank 1 of 2 failed (exit status 75): lost rank 0"));
+}
+
+// What the launcher writes on its standard error while `launch` runs, and
+// how it ended.
+std::pair<absl::Status, std::string> run_capturing_stderr(const LocalLaunch& launch) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/launcher.err";
+  fflush(stderr);
+  const int saved = dup(STDERR_FILENO);
+  const int file = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(file, STDERR_FILENO);
+  close(file);
+  absl::Status s = run_local_ranks(launch);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  return {s, read(path)};
+}
+
+// Issue 36: with --stages beyond the graph's nodes each rank printed the same
+// error, and the launcher's last line repeated "fxrun: error: rank 0: ".
+// Every rank says it; rank 0 fails once ranks 1 and 2 have.
+TEST(LocalLauncherTest, AnErrorEveryRankMakesIsPassedThroughOnceAndNamedOnce) {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  LocalLaunch launch = shell(
+      "echo \"prog: error: rank $RANK: split: 6 stages asked for\" >&2; "
+      "if [ \"$RANK\" != 0 ]; then touch \"$DIR/said$RANK\"; exec sleep 600; fi; "
+      "while [ ! -e \"$DIR/said1\" ] || [ ! -e \"$DIR/said2\" ]; do sleep 0.05; done; exit 1",
+      3);
+  launch.env = {{"DIR", dir}};
+  auto [s, err] = run_capturing_stderr(launch);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(std::string(s.message()),
+            "rank 0 of 3 failed (exit status 1): split: 6 stages asked for; stopped the other ranks");
+  int lines = 0;
+  for (absl::string_view line : absl::StrSplit(err, '\n', absl::SkipEmpty())) {
+    EXPECT_THAT(std::string(line), ::testing::MatchesRegex("prog: error: rank [012]: split: 6 stages asked for"));
+    ++lines;
+  }
+  EXPECT_EQ(lines, 1) << err;
+}
+
+// Issue 36: a line was cut to "fxrun: error: ": a rank the launcher stopped
+// (SIGTERM) had written its error line's beginning only. Rank 1 writes
+// half a line, then rank 0 fails and the launcher stops rank 1.
+TEST(LocalLauncherTest, WhatARankWritesOnceTheLauncherStoppedItIsNotPassedThrough) {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  LocalLaunch launch = shell(
+      "if [ \"$RANK\" = 1 ]; then printf 'prog: error: ' >&2; touch \"$DIR/half\"; exec sleep 600; fi; "
+      "while [ ! -e \"$DIR/half\" ]; do sleep 0.05; done; echo 'prog: error: rank 0: broken' >&2; exit 1",
+      2);
+  launch.env = {{"DIR", dir}};
+  auto [s, err] = run_capturing_stderr(launch);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(err, "prog: error: rank 0: broken\n");
+  // A line written before the stop goes through; a handler's line saying
+  // the rank was stopped does not (fxrun's names the plugin code the signal
+  // interrupted).
+  std::remove((dir + "/said").c_str());
+  LocalLaunch trapped = shell(
+      "if [ \"$RANK\" = 1 ]; then sleep 600 & s=$!; "
+      "trap 'kill $s; echo \"prog: error: rank 1: SIGTERM ended the process\" >&2; exit 1' TERM; "
+      "echo 'prog: warning: rank 1: before' >&2; touch \"$DIR/said\"; wait $s; fi; "
+      "while [ ! -e \"$DIR/said\" ]; do sleep 0.05; done; echo 'prog: error: rank 0: broken' >&2; exit 1",
+      2);
+  trapped.env = {{"DIR", dir}};
+  auto [stopped, told] = run_capturing_stderr(trapped);
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_THAT(told, HasSubstr("prog: warning: rank 1: before\n"));
+  EXPECT_THAT(told, HasSubstr("prog: error: rank 0: broken\n"));
+  EXPECT_THAT(told, ::testing::Not(HasSubstr("SIGTERM"))) << told;
+  // A rank that ends by itself keeps its unended line.
+  auto [ended, said] = run_capturing_stderr(shell("printf 'last words' >&2; exit 2", 1));
+  ASSERT_FALSE(ended.ok());
+  EXPECT_EQ(said, "last words\n");
 }
 
 TEST(LocalLauncherTest, ARankKilledByASignalIsNamed) {

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -295,6 +296,27 @@ TEST(FxrunPipelineTest, BadAddressesPortsAndFlagsAreClearErrors) {
   EXPECT_THAT(r.err, HasSubstr("--microbatches=7 needs a batch of at least 7 rows"));
   // (Every rank checks the batch before any waits on another: whichever ends first is named.)
   EXPECT_THAT(r.err, ::testing::ContainsRegex("rank [01] of 2 failed"));
+  // ... once.
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+}
+
+// Issue 36: --stages beyond the graph's nodes: every rank printed the error,
+// one line was cut to "fxrun: error: " (a rank stopped mid-line), and the
+// launcher's line repeated "fxrun: error: rank 0: ". The gram model has 5
+// nodes to put in stages.
+TEST(FxrunPipelineTest, AnErrorEveryRankMakesIsOneLineAndTheLaunchersSaysItOnce) {
+  auto r = run_fxrun(absl::StrCat("--model=", model("gram"),
+                                  " --input-shape=8,4 --threads=1 --print=none --run --stages=6"),
+                     "", kLimit);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::vector<std::string> lines = absl::StrSplit(r.err, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << r.err;
+  EXPECT_THAT(lines[0], ::testing::MatchesRegex(
+                            "fxrun: error: rank [0-5]: pass 'split' failed: split: 6 stages asked "
+                            "for, but the graph has 5 nodes to put in them .*"));
+  EXPECT_THAT(lines[1], ::testing::MatchesRegex(
+                            "fxrun: error: rank [0-5] of 6 failed \\(exit status 1\\): pass 'split' "
+                            "failed: split: 6 stages asked for, .*; stopped the other ranks"));
 }
 
 }  // namespace

@@ -101,8 +101,20 @@ constexpr int kMaxRuns = 1000000;
 // "rank 1: " in a pipeline's processes, so every message names its process.
 std::string rank_prefix;
 
+// One write(2) per line: a pipeline's launcher stops the other ranks when one
+// fails, and a line written in parts could be cut off mid-way.
+void write_line(const std::string& line) {
+  std::cerr.flush();
+  size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
 [[noreturn]] void fail(absl::string_view message, int exit_status = 1) {
-  std::cerr << "fxrun: error: " << rank_prefix << one_line(message) << "\n";
+  write_line(absl::StrCat("fxrun: error: ", rank_prefix, one_line(message), "\n"));
   std::exit(exit_status);
 }
 
@@ -114,7 +126,7 @@ std::string rank_prefix;
 }
 
 void warn(absl::string_view message) {
-  std::cerr << "fxrun: warning: " << rank_prefix << one_line(message) << "\n";
+  write_line(absl::StrCat("fxrun: warning: ", rank_prefix, one_line(message), "\n"));
 }
 
 // A path the user typed: under `bazel run` the working directory is the

@@ -307,7 +307,8 @@ absl::StatusOr<StageChoice> choose_stages(GraphModule& gm, const SplitOptions& o
   if (stages > n) {
     return absl::InvalidArgumentError(absl::StrCat("split: ", stages,
                                                    " stages asked for, but the graph has ", n,
-                                                   " nodes to put in them; ask for fewer"));
+                                                   " nodes to put in them (a stage needs at least "
+                                                   "one); ask for fewer"));
   }
   if (options.cost == SplitCost::kTime && options.stages > 0 && options.example_inputs == nullptr) {
     return absl::InvalidArgumentError(
