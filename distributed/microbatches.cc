@@ -128,11 +128,7 @@ absl::StatusOr<std::vector<std::vector<c10::IValue>>> split_microbatches(
   if (count < 1) {
     return absl::InvalidArgumentError(absl::StrCat("--microbatches=", count, ": give at least 1"));
   }
-  std::vector<std::vector<c10::IValue>> parts(count);
-  if (count == 1) {
-    parts[0] = inputs;
-    return parts;
-  }
+  if (count == 1) return std::vector<std::vector<c10::IValue>>{inputs};
   int64_t rows = -1;
   size_t rows_input = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -162,6 +158,8 @@ absl::StatusOr<std::vector<std::vector<c10::IValue>>> split_microbatches(
         "--microbatches=", count, " needs a batch of at least ", count, " rows (dim 0 of the "
         "inputs), and it has ", rows, ": give fewer micro-batches or a larger batch"));
   }
+  // Only now, once the rows bound `count`, its parts are made.
+  std::vector<std::vector<c10::IValue>> parts(count);
   for (const c10::IValue& input : inputs) {
     if (!input.isTensor()) {
       for (auto& part : parts) part.push_back(input);

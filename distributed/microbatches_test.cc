@@ -52,6 +52,11 @@ TEST(MicrobatchesTest, WhatCannotBeCutOrJoinedIsRefused) {
   auto too_few = split_microbatches({at::rand({2, 3})}, 4);
   ASSERT_FALSE(too_few.ok());
   EXPECT_THAT(std::string(too_few.status().message()), HasSubstr("at least 4 rows"));
+  // Issue 36: INT_MAX micro-batches made INT_MAX empty lists before the rows
+  // were counted: "out of memory".
+  auto far_too_many = split_microbatches({at::rand({6, 3})}, 2147483647);
+  ASSERT_FALSE(far_too_many.ok());
+  EXPECT_THAT(std::string(far_too_many.status().message()), HasSubstr("at least 2147483647 rows"));
   auto mixed = split_microbatches({at::rand({4, 3}), at::rand({6})}, 2);
   ASSERT_FALSE(mixed.ok());
   EXPECT_THAT(std::string(mixed.status().message()), HasSubstr("input 0 has 4 rows where input 1 has 6"));

@@ -82,7 +82,7 @@ absl::StatusOr<World> world_from(const WorldFlags& flags, const EnvironmentLooku
   auto port = number(flags.master_port, "MASTER_PORT", env, 1, 65535,
                      "the TCP port of the rendezvous store");
   if (!port.ok()) return port.status();
-  auto world_size = number(flags.world_size, "WORLD_SIZE", env, 1, 1 << 16,
+  auto world_size = number(flags.world_size, "WORLD_SIZE", env, 1, kMaxWorldSize,
                            "the number of processes of the pipeline");
   if (!world_size.ok()) return world_size.status();
   auto rank = number(flags.rank, "RANK", env, 0, *world_size - 1,

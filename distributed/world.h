@@ -32,6 +32,9 @@
 
 namespace fx {
 
+// The most processes a pipeline has (WORLD_SIZE, --stages).
+inline constexpr int kMaxWorldSize = 1 << 16;
+
 // Values given as flags (--master-addr, --master-port, --rank, --world-size,
 // --local-rank); unset ones come from the environment.
 struct WorldFlags {

@@ -5,6 +5,7 @@
 // torchrun starts them (variables, flags); ranks that die or never come; bad
 // addresses and ports. Generous limits: the machine may be loaded.
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -298,6 +299,59 @@ TEST(FxrunPipelineTest, BadAddressesPortsAndFlagsAreClearErrors) {
   EXPECT_THAT(r.err, ::testing::ContainsRegex("rank [01] of 2 failed"));
   // ... once.
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+}
+
+// Issue 36: the launcher checked nothing before starting its ranks, which
+// each printed the error (and --stages=2147483647 or --microbatches=
+// 2147483647 ran out of memory). Each of these is now one line from the
+// launcher, before any rank starts.
+TEST(FxrunPipelineTest, TheLauncherChecksItsFlagsBeforeAnyRankStarts) {
+  for (const char* port : {"0", "65536", "-1"}) {
+    testing::expect_one_error_line(
+        run_fxrun(transformer(absl::StrCat("--stages=2 --master-port=", port))),
+        absl::StrCat("--master-port=", port, " is out of range"), absl::StrCat("port ", port));
+  }
+  testing::expect_one_error_line(run_fxrun(transformer("--stages=2 --world-size=3")),
+                                 "--world-size=3 but --stages=2", "world size");
+  testing::expect_one_error_line(run_fxrun(transformer("--stages=2 --local-rank=-1")),
+                                 "--local-rank=-1 is out of range", "local rank");
+  testing::expect_one_error_line(run_fxrun(transformer("--stages=2 --master-addr=")),
+                                 "the rendezvous address (MASTER_ADDR or --master-addr) is empty",
+                                 "empty address");
+  testing::expect_one_error_line(
+      run_fxrun(transformer("--stages=2 --timeout=5 --master-addr=no-such-host.invalid")),
+      "--master-addr='no-such-host.invalid': the store fxrun hosts for its ranks on this machine "
+      "does not answer there", "address");
+  testing::expect_one_error_line(
+      run_fxrun(absl::StrCat("--model=- --input-shape=long:6,8 --run --stages=2 < ",
+                             model("mini_gpt"))),
+      "--model=- with --stages: every process of the pipeline reads the model", "stdin");
+  testing::expect_one_error_line(run_fxrun(transformer("--stages=2147483647")),
+                                 "--stages=2147483647: a pipeline has at most 65536 processes",
+                                 "stages");
+  testing::expect_one_error_line(run_fxrun(transformer("--stages=2 --microbatches=2147483647")),
+                                 "--microbatches=2147483647: at most 1048576", "microbatches");
+}
+
+// Issue 36: 24 stages of ResNet-18 in 3 GiB were started, each reading the
+// model, and OOM-killed. The launcher bounds the ranks by the memory
+// available (each about 200 MiB and 3 times the model's file) and the
+// cores (machine_resources_test checks the arithmetic on made-up machines).
+TEST(FxrunPipelineTest, TheLauncherStartsNoMoreRanksThanTheMachineHolds) {
+  // 65536 ranks of ResNet-18 (21 TiB) fit no machine.
+  testing::expect_one_error_line(
+      run_fxrun(resnet18("--stages=65536")),
+      "--stages=65536 starts 65536 processes on this machine, each of about", "memory");
+  // One rank more than 8 per core (of those this process may run on).
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  ASSERT_EQ(sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  const int cores = CPU_COUNT(&cpus);
+  if (8 * cores + 1 > 65536) GTEST_SKIP() << "more cores than a pipeline has ranks";
+  const int stages = 8 * cores + 1;
+  auto r = run_fxrun(transformer(absl::StrCat("--stages=", stages)));
+  testing::expect_one_error_line(r, absl::StrCat("--stages=", stages, " starts ", stages,
+                                                 " processes on this machine"), "cores");
 }
 
 // Issue 36: --stages beyond the graph's nodes: every rank printed the error,

@@ -320,6 +320,14 @@ int run(int argc, char** argv) {
     if (!save_program) fail("--pt2-layout says how --save writes a .pt2 file: add --save=FILE.pt2");
   }
   const std::string runfiles = bazel_runfiles_directory(argv[0]);
+  std::string model_path = user_path(absl::GetFlag(FLAGS_model));
+  if (!given("model")) {
+    // The example of a source checkout (bazel run //tools:fxrun).
+    // (Or a CMake build's; else none: an error once a model is needed, not for
+    // --list-plugins.)
+    model_path = bazel_runfile(runfiles, "tools/models/resnet18.pt");
+    if (model_path.empty()) model_path = installed_example_model().value_or("");
+  }
   // --stages: start the pipeline's processes here, or be one of them.
   PipelineFlags pipeline_flags{absl::GetFlag(FLAGS_stages), absl::GetFlag(FLAGS_microbatches),
                                absl::GetFlag(FLAGS_timeout), absl::GetFlag(FLAGS_backend),
@@ -338,7 +346,8 @@ int run(int argc, char** argv) {
     absl::Status ran = launch_local_pipeline(
         *pipeline, std::vector<std::string>(argv, argv + argc),
         runfiles.empty() ? std::vector<std::pair<std::string, std::string>>{}
-                         : std::vector<std::pair<std::string, std::string>>{{"RUNFILES_DIR", runfiles}});
+                         : std::vector<std::pair<std::string, std::string>>{{"RUNFILES_DIR", runfiles}},
+        model_path);
     if (!ran.ok()) fail(ran.message());
     return 0;
   } else if (given("stages")) {
@@ -346,14 +355,6 @@ int run(int argc, char** argv) {
     if (!joined.ok()) fail_rank(joined.status());
     rank = *std::move(joined);
     rank_prefix = absl::StrCat("rank ", rank->world().rank, ": ");
-  }
-  std::string model_path = user_path(absl::GetFlag(FLAGS_model));
-  if (!given("model")) {
-    // The example of a source checkout (bazel run //tools:fxrun).
-    // (Or a CMake build's; else none: an error once a model is needed, not for
-    // --list-plugins.)
-    model_path = bazel_runfile(runfiles, "tools/models/resnet18.pt");
-    if (model_path.empty()) model_path = installed_example_model().value_or("");
   }
   std::vector<std::string> inputs;
   if (!model_path.empty()) inputs.push_back(model_path);

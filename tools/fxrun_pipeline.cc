@@ -1,7 +1,10 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tools/fxrun_pipeline.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <optional>
 
 #include <ATen/Parallel.h>
 
@@ -9,11 +12,15 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "core/message_text.h"
 #include "distributed/local_launcher.h"
+#include "distributed/machine_resources.h"
 #include "distributed/microbatches.h"
 #include "distributed/pipeline_schedule.h"
 #include "distributed/rendezvous.h"
 #include "distributed/stage_program.h"
+#include "distributed/tensor_exchange.h"
+#include "distributed/world.h"
 #include "plugins/pipeline_text.h"
 
 namespace fx {
@@ -25,6 +32,46 @@ int64_t batch_rows(const std::vector<c10::IValue>& inputs) {
     if (v.isTensor() && v.toTensor().dim() > 0) return v.toTensor().size(0);
   }
   return 0;
+}
+
+// What one rank of fxrun takes before its model: libtorch and fxrun, as a
+// rank of a model of a few kilobytes measured (201 MiB peak, Debian's
+// libtorch 1.13), and per byte of the model's file what it reads and traces
+// (ResNet-18: a 45 MiB file, a rank of 335 MiB peak: 3 bytes per byte).
+constexpr uint64_t kRankBaseBytes = uint64_t{200} << 20;
+constexpr uint64_t kRankBytesPerModelByte = 3;
+
+// Checks of the flags only the launcher has to make: those every rank would
+// refuse, or that would make the ranks disagree, once started.
+absl::Status check_launcher_flags(const PipelineSettings& settings, const std::string& model_path) {
+  const WorldFlags& world = settings.world;
+  // What each rank checks of the flags it is given (world.h): ranges, an
+  // empty address. (The variables are those of the launcher's rank 0.)
+  auto as_rank = world_from(world, [&](const char* name) -> std::optional<std::string> {
+    for (const auto& [variable, value] : local_rank_variables(0, settings.stages, 1)) {
+      if (variable == name) return value;
+    }
+    return std::nullopt;
+  });
+  if (!as_rank.ok()) return as_rank.status();
+  if (world.world_size && *world.world_size != settings.stages) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--world-size=", *world.world_size, " but --stages=", settings.stages,
+        ": fxrun starts one process per stage itself (no RANK or --rank given), so leave "
+        "--world-size out (it is for ranks torchrun starts)"));
+  }
+  if (world.local_rank && settings.backend == CommBackend::kNccl) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--local-rank=", *world.local_rank, " with --backend=nccl would put every rank on cuda:",
+        *world.local_rank, "; fxrun starts every rank itself (no RANK or --rank given), each with "
+        "its own: leave --local-rank out"));
+  }
+  if (model_path == "-") {
+    return absl::InvalidArgumentError(
+        "--model=- with --stages: every process of the pipeline reads the model, and standard "
+        "input can be read once: give the model's path");
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -56,6 +103,17 @@ absl::StatusOr<PipelineSettings> pipeline_settings(
   if (flags.stages < 1 || flags.microbatches < 1) {
     return absl::InvalidArgumentError("--stages and --microbatches take counts of at least 1");
   }
+  if (flags.stages > kMaxWorldSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--stages=", flags.stages, ": a pipeline has at most ", kMaxWorldSize,
+        " processes, one per stage (and a stage needs a node of the graph)"));
+  }
+  if (flags.microbatches > kMaxMessagesInFlight) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--microbatches=", flags.microbatches, ": at most ", kMaxMessagesInFlight,
+        " (a round's micro-batches are all under way between two stages at once, and each "
+        "needs a row of the batch)"));
+  }
   if (!(flags.timeout_seconds > 0) || flags.timeout_seconds > 7 * 24 * 3600) {
     return absl::InvalidArgumentError(
         "--timeout takes the seconds a process waits for another, more than 0 (a week at most)");
@@ -77,11 +135,45 @@ absl::StatusOr<PipelineSettings> pipeline_settings(
 
 absl::Status launch_local_pipeline(const PipelineSettings& settings,
                                    const std::vector<std::string>& argv,
-                                   const std::vector<std::pair<std::string, std::string>>& env) {
+                                   const std::vector<std::pair<std::string, std::string>>& env,
+                                   const std::string& model_path) {
+  if (absl::Status s = check_launcher_flags(settings, model_path); !s.ok()) return s;
+  // Each rank reads the model before any could say the pipeline is too
+  // large: what they take is bounded here, before they start.
+  struct stat model {};
+  const uint64_t model_bytes = ::stat(model_path.c_str(), &model) == 0 ? model.st_size : 0;
+  const uint64_t per_rank = kRankBaseBytes + kRankBytesPerModelByte * model_bytes;
+  if (absl::Status s = check_ranks_fit(
+          settings.stages, per_rank,
+          absl::StrCat(bytes_for_message(kRankBaseBytes), " for libtorch and fxrun, and ",
+                       kRankBytesPerModelByte, " times the model's ", bytes_for_message(model_bytes),
+                       " file, which each reads and traces; more for large inputs"),
+          absl::StrCat("--stages=", settings.stages), this_machine());
+      !s.ok()) {
+    return s;
+  }
   quiet_c10d_logging();
   const int port = settings.world.master_port ? static_cast<int>(*settings.world.master_port) : 0;
   auto store = host_store(port, settings.timeout);
   if (!store.ok()) return store.status();
+  // The ranks take --master-addr over the launcher's 127.0.0.1: the store
+  // must answer there, or every rank would wait --timeout for it.
+  if (settings.world.master_addr) {
+    World rank;
+    rank.master_addr = *settings.world.master_addr;
+    rank.master_port = (*store)->getPort();
+    rank.rank = 1;
+    rank.world_size = settings.stages;
+    rank.store_hosted_elsewhere = true;
+    const auto within = std::min(settings.timeout, std::chrono::milliseconds(30000));
+    if (!connect_store(rank, within).ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--master-addr=", quote_for_message(*settings.world.master_addr),
+          ": the store fxrun hosts for its ranks on this machine does not answer there within ",
+          seconds_for_message(within), "; leave --master-addr out (it is for ranks torchrun "
+          "starts, with RANK or --rank)"));
+    }
+  }
   LocalLaunch launch;
   launch.program = "/proc/self/exe";
   launch.args = argv;

@@ -5,7 +5,7 @@
 // several, torchrun (or Slurm, Kubernetes) starts each with its variables.
 //
 //   // the launcher: no RANK in the environment
-//   absl::Status s = fx::launch_local_pipeline(settings, argv, runfiles_env);
+//   absl::Status s = fx::launch_local_pipeline(settings, argv, runfiles_env, model_path);
 //   // a rank
 //   auto rank = *fx::PipelineRank::join(settings);
 //   std::string report = *rank->run(split_module, inputs, run_options, &reference);
@@ -21,6 +21,8 @@
 //     to be ready, runs its part of the schedule, and waits for every rank
 //     to finish before leaving; each wait ends within --timeout naming the
 //     ranks missing.
+//   * --stages is at most kMaxWorldSize, --microbatches at most
+//     kMaxMessagesInFlight (tensor_exchange.h), before anything starts.
 //   * The last rank gathers the micro-batches' outputs (all of them, or an
 //     error), checks them against the reference when given, and returns the
 //     report: outputs, check, latency and throughput, and where each rank's
@@ -71,9 +73,16 @@ struct PipelineFlags {
 absl::StatusOr<PipelineSettings> pipeline_settings(
     const PipelineFlags& flags, const std::function<bool(absl::string_view)>& given, bool runs);
 
+// Before any rank starts, refuses (one error naming the flag and the fix)
+// what its ranks would each refuse or disagree on (the world flags' ranges,
+// --world-size other than --stages, --local-rank with NCCL, --master-addr
+// where its store does not answer, --model=-), and more ranks than this
+// machine holds (machine_resources.h: each about 200 MiB and 3 times
+// `model_path`'s size, against the memory available and the cores).
 absl::Status launch_local_pipeline(const PipelineSettings& settings,
                                    const std::vector<std::string>& argv,
-                                   const std::vector<std::pair<std::string, std::string>>& env);
+                                   const std::vector<std::pair<std::string, std::string>>& env,
+                                   const std::string& model_path);
 
 // `passes` with split{stages=N} added at the end when it has no split pass.
 std::string passes_with_split(const std::string& passes, int stages);
