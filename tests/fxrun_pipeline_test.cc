@@ -373,5 +373,45 @@ TEST(FxrunPipelineTest, AnErrorEveryRankMakesIsOneLineAndTheLaunchersSaysItOnce)
                             "failed: split: 6 stages asked for, .*; stopped the other ranks"));
 }
 
+// Issue 36: ranks given other --microbatches or --repeat failed at
+// --timeout, each blaming the other. They compare what they were given as
+// they compare the cut, and each says the same line at once.
+TEST(FxrunPipelineTest, RanksGivenOtherSettingsOrInputsSaySoBeforeRunning) {
+  struct Case {
+    std::string rank0, rank1, message;
+  };
+  // The transformer's flags but for its inputs.
+  auto gpt = [](const std::string& flags) {
+    return absl::StrCat("--model=", model("mini_gpt"), " --threads=1 --print=none --check ",
+                        "--stages=2 --timeout=120 ", flags);
+  };
+  const std::vector<Case> cases = {
+      {gpt("--input-shape=long:6,8 --microbatches=2"), gpt("--input-shape=long:6,8 --microbatches=3"),
+       "rank 1 was given --microbatches=3 and rank 0 --microbatches=2: the ranks of a pipeline run "
+       "one schedule, so give every rank the same --microbatches"},
+      {gpt("--input-shape=long:6,8"), gpt("--input-shape=long:6,8 --repeat=2"),
+       "rank 1 was given --repeat=2 and rank 0 --repeat=1"},
+      {gpt("--input-shape=long:6,8"), gpt("--input-shape=long:6,8 --warmup=1"),
+       "rank 1 was given --warmup=1 and rank 0 --warmup=0"},
+      {gpt("--input-shape=long:6,8"), gpt("--input-shape=long:4,8"),
+       "rank 1's inputs are long[4, 8] and rank 0's long[6, 8]"},
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const std::string dir = temporary_path(absl::StrCat("settings", c));
+    ASSERT_EQ(std::system(absl::StrCat("mkdir -p ", dir).c_str()), 0);
+    const int port = free_port();
+    // Within --timeout the ranks would have blamed each other.
+    auto ranks = run_ranks_script(rank_line(dir, 0, 2, port, cases[c].rank0) +
+                                      rank_line(dir, 1, 2, port, cases[c].rank1) + "wait\n",
+                                  dir, 2);
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_EQ(ranks[r].exit_code, 1) << cases[c].rank1 << ": " << ranks[r].err;
+      EXPECT_THAT(ranks[r].err, ::testing::StartsWith(absl::StrCat("fxrun: error: rank ", r, ": ")));
+      EXPECT_THAT(ranks[r].err, HasSubstr(cases[c].message)) << r;
+      EXPECT_EQ(std::count(ranks[r].err.begin(), ranks[r].err.end(), '\n'), 1) << ranks[r].err;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fx

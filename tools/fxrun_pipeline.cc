@@ -5,13 +5,17 @@
 
 #include <algorithm>
 #include <optional>
+#include <sstream>
 
+#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "core/message_text.h"
 #include "distributed/local_launcher.h"
 #include "distributed/machine_resources.h"
@@ -70,6 +74,103 @@ absl::Status check_launcher_flags(const PipelineSettings& settings, const std::s
     return absl::InvalidArgumentError(
         "--model=- with --stages: every process of the pipeline reads the model, and standard "
         "input can be read once: give the model's path");
+  }
+  return absl::OkStatus();
+}
+
+// FNV-1a over `bytes`, continuing from `hash`: the same in every process
+// (absl::Hash is seeded per process).
+uint64_t fnv1a(const void* bytes, size_t size, uint64_t hash) {
+  const auto* p = static_cast<const unsigned char*>(bytes);
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ p[i]) * 1099511628211ull;
+  return hash;
+}
+
+// The inputs as a rank sees them: their types and shapes, and a hash of
+// their values.
+void describe_inputs(const c10::IValue& v, std::string& shapes, uint64_t& hash) {
+  if (v.isTensor()) {
+    const at::Tensor t = v.toTensor().to(at::kCPU).contiguous();
+    absl::StrAppend(&shapes, absl::AsciiStrToLower(c10::toString(t.scalar_type())), "[",
+                    absl::StrJoin(t.sizes(), ", "), "]");
+    hash = fnv1a(t.data_ptr(), t.numel() * t.element_size(), hash);
+  } else if (v.isTuple() || v.isList()) {
+    const std::vector<c10::IValue> items = v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec();
+    shapes += "(";
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i > 0) shapes += ", ";
+      describe_inputs(items[i], shapes, hash);
+    }
+    shapes += ")";
+  } else {
+    std::ostringstream text;
+    text << v;
+    const std::string value = text.str();
+    shapes += v.tagKind();
+    hash = fnv1a(value.data(), value.size(), hash);
+  }
+}
+
+// What every rank must be given alike besides the cut (which the ranks
+// compare first), in a fixed order: a rank given another would wait for
+// messages the others never send, or check against other inputs. Names are
+// the flags; values have no tab or newline.
+std::vector<std::pair<std::string, std::string>> shared_settings(
+    const PipelineSettings& settings, const RunOptions& options,
+    const std::vector<c10::IValue>& inputs) {
+  std::string shapes;
+  uint64_t hash = 14695981039346656037ull;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i > 0) shapes += ", ";
+    describe_inputs(inputs[i], shapes, hash);
+  }
+  return {{"--microbatches", std::to_string(settings.microbatches)},
+          {"--warmup", std::to_string(options.warmup)},
+          {"--repeat", std::to_string(options.repeat)},
+          {"--backend", backend_name(settings.backend)},
+          {"--device", c10::DeviceTypeName(options.device.type(), /*lower_case=*/true)},
+          {"inputs", absl::StrReplaceAll(shapes, {{"\t", " "}, {"\n", " "}})},
+          {"input values", absl::StrFormat("%016x", hash)}};
+}
+
+std::string serialize(const std::vector<std::pair<std::string, std::string>>& settings) {
+  std::string text;
+  for (const auto& [name, value] : settings) absl::StrAppend(&text, name, "\t", value, "\n");
+  return text;
+}
+
+// Every rank's settings against rank 0's: the first that differs, the same
+// message on every rank.
+absl::Status compare_settings(const std::vector<std::string>& published) {
+  const std::string& first = published.front();
+  for (size_t r = 1; r < published.size(); ++r) {
+    if (published[r] == first) continue;
+    const std::vector<std::string> ours = absl::StrSplit(first, '\n');
+    const std::vector<std::string> theirs = absl::StrSplit(published[r], '\n');
+    for (size_t i = 0; i < ours.size() && i < theirs.size(); ++i) {
+      if (ours[i] == theirs[i]) continue;
+      const std::vector<std::string> a = absl::StrSplit(ours[i], absl::MaxSplits('\t', 1));
+      const std::vector<std::string> b = absl::StrSplit(theirs[i], absl::MaxSplits('\t', 1));
+      if (a.size() != 2 || b.size() != 2 || a[0] != b[0]) break;
+      if (a[0] == "inputs") {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "rank ", r, "'s inputs are ", b[1], " and rank 0's ", a[1],
+            ": every rank reads the inputs (stage 0 cuts them, the last checks against them), so "
+            "give every rank the same --input-shape or --input"));
+      }
+      if (a[0] == "input values") {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "rank ", r, "'s inputs hold other values than rank 0's (of the same shapes): every "
+            "rank reads the inputs (stage 0 cuts them, the last checks against them), so give "
+            "every rank the same --input file"));
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "rank ", r, " was given ", b[0], "=", b[1], " and rank 0 ", a[0], "=", a[1],
+          ": the ranks of a pipeline run one schedule, so give every rank the same ", a[0]));
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "rank ", r, "'s settings cannot be compared with rank 0's: is one of them another "
+        "version of fxrun?"));
   }
   return absl::OkStatus();
 }
@@ -226,21 +327,37 @@ absl::StatusOr<std::string> PipelineRank::run(const GraphModule& split_module,
   }
   auto program = stage_program(split_module, world_.rank);
   if (!program.ok()) return program.status();
-  // Every rank must have cut where the others did.
+  // Every rank must have cut where the others did, and been given the same
+  // schedule and inputs.
   const std::string cut = cut_fingerprint(split_module);
   if (absl::Status s = publish(*store_, world_, "cut", cut); !s.ok()) return s;
+  if (absl::Status s = publish(*store_, world_, "settings",
+                               serialize(shared_settings(settings_, options, inputs)));
+      !s.ok()) {
+    return s;
+  }
   if (absl::Status s = wait_for_ranks(*store_, world_, "ready", settings_.timeout); !s.ok()) {
     return s;
   }
   auto cuts = gather_from_ranks(*store_, world_, "cut", settings_.timeout);
   if (!cuts.ok()) return cuts.status();
-  for (int r = 0; r < world_.world_size; ++r) {
-    if ((*cuts)[r] != cut) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "rank ", r, " cut the graph into stages elsewhere than rank ", world_.rank,
-          ": every process runs the passes itself, and split's cost=time measures each "
-          "process's own run; give split{points=...} (or cost=params) to cut alike"));
+  auto settings = gather_from_ranks(*store_, world_, "settings", settings_.timeout);
+  if (!settings.ok()) return settings.status();
+  absl::Status agreed = absl::OkStatus();
+  for (int r = 1; r < world_.world_size && agreed.ok(); ++r) {
+    if ((*cuts)[r] != (*cuts)[0]) {
+      agreed = absl::FailedPreconditionError(absl::StrCat(
+          "rank ", r, " cut the graph into stages elsewhere than rank 0: every process runs the "
+          "passes itself, and split's cost=time measures each process's own run; give "
+          "split{points=...} (or cost=params) to cut alike"));
     }
+  }
+  if (agreed.ok()) agreed = compare_settings(*settings);
+  if (!agreed.ok()) {
+    // Every rank found the same; none leaves (rank 0 may host the store)
+    // before all have.
+    (void)wait_for_ranks(*store_, world_, "compared", settings_.timeout);
+    return agreed;
   }
   // Every rank refuses alike, before any waits on another, an output that
   // cannot be put back together along the batch.

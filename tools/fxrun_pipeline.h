@@ -21,6 +21,11 @@
 //     to be ready, runs its part of the schedule, and waits for every rank
 //     to finish before leaving; each wait ends within --timeout naming the
 //     ranks missing.
+//   * Before running, the ranks compare their cuts, then what they were
+//     given that must agree (--microbatches, --warmup, --repeat, --backend,
+//     --device's kind, the inputs' shapes and values): every rank fails
+//     with the same line naming the first rank that differs from rank 0,
+//     and the flag.
 //   * --stages is at most kMaxWorldSize, --microbatches at most
 //     kMaxMessagesInFlight (tensor_exchange.h), before anything starts.
 //   * The last rank gathers the micro-batches' outputs (all of them, or an
