@@ -31,10 +31,12 @@ MetaValue size_meta(const ep::SymValue& s) {
 }
 
 // Whether libtorch can make a tensor of these sizes and strides (on the meta
-// device, float): none negative, its bytes within int64 (else it throws).
+// device, float): none negative, its element count and its bytes within
+// int64 (else it throws).
 bool addressable(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t numel = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] < 0 || strides[i] < 0) return false;
+    if (sizes[i] < 0 || strides[i] < 0 || __builtin_mul_overflow(numel, sizes[i], &numel)) return false;
   }
   for (int64_t size : sizes) {
     if (size == 0) return true;

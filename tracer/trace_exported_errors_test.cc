@@ -33,6 +33,11 @@ TEST(TraceExportedErrorsTest, SizesNoTensorCanHaveAreReadWithoutMakingOne) {
     x.strides[0].i = std::numeric_limits<int64_t>::max();
     auto gm = read(p);
     EXPECT_TRUE(gm.ok()) << version << ": " << gm.status();
+    // Few bytes (strides 0), but more elements than int64 counts.
+    x.sizes = {exported::SymValue::of_int(int64_t{1} << 40), exported::SymValue::of_int(int64_t{1} << 40)};
+    x.strides = {exported::SymValue::of_int(0), exported::SymValue::of_int(0)};
+    auto zero_strides = read(p);
+    EXPECT_TRUE(zero_strides.ok()) << version << ": " << zero_strides.status();
   }
 }
 
