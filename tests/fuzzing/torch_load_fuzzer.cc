@@ -15,10 +15,10 @@
 #include "exported_program/archive.h"
 #include "exported_program/torch_load.h"
 #include "exported_program/zip_file.h"
+#include "fx/archive_check.h"
 #include "runtime/value_conversion.h"
 #include "tests/fuzzing/fuzz_check.h"
 #include "tests/fuzzing/pt2_fuzzing.h"
-#include "tools/archive_check.h"
 #include "tools/run_model.h"
 
 using fx::fuzzing::check_error;
