@@ -95,6 +95,13 @@ absl::StatusOr<std::vector<std::pair<std::string, at::Tensor>>> read_payloads(
     }
     auto t = tensor_from_storage(*meta.tensor_meta, found->second, what);
     if (!t.ok()) return t.status();
+    if (meta.is_param && meta.tensor_meta->requires_grad && !c10::isFloatingType(t->scalar_type()) &&
+        !c10::isComplexType(t->scalar_type())) {
+      // (libtorch throws: only floating-point and complex tensors require grad.)
+      return absl::InvalidArgumentError(absl::StrCat(what, " is a parameter of dtype ", c10::toString(t->scalar_type()),
+                                                     " that requires grad, which only floating-point and "
+                                                     "complex tensors can"));
+    }
     if (meta.is_param) t->set_requires_grad(meta.tensor_meta->requires_grad);
     out.emplace_back(fqn, std::move(*t));
   }

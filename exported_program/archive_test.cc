@@ -246,6 +246,26 @@ TEST(Pt2ArchiveTest, AWeightConfigPointingPastTheDataIsAnError) {
   EXPECT_THAT(std::string(p.status().message()), HasSubstr("reaches past its data: 480 bytes needed, 48 stored"));
 }
 
+// libtorch throws making an integer tensor require grad (found by
+// pt2_archive_fuzzer: an exception out of load_program).
+TEST(Pt2ArchiveTest, AnIntegerParameterThatRequiresGradIsAnError) {
+  const std::string bytes = program_bytes("2.14", "linear_bn");
+  auto zip = ZipReader::open(bytes, "t");
+  ASSERT_TRUE(zip.ok());
+  const std::string config = "linear_bn/data/weights/model_weights_config.json";
+  nlohmann::json j = nlohmann::json::parse(*zip->read(config));
+  nlohmann::json& weight = j["config"]["lin.weight"];
+  ASSERT_TRUE(weight["is_param"].get<bool>());
+  ASSERT_TRUE(weight["tensor_meta"]["requires_grad"].get<bool>());
+  weight["tensor_meta"]["dtype"] = 4;  // int32: as many bytes as the float32 written
+  const std::string edited = j.dump();
+  auto p = load_program(with_member(bytes, config, &edited), "int.pt2");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(std::string(p.status().message()),
+              HasSubstr("'lin.weight' (linear_bn/data/weights/model_weights_config.json) is a parameter of dtype Int "
+                        "that requires grad"));
+}
+
 TEST(Pt2ArchiveTest, AMissingWeightFileIsAnError) {
   const std::string bytes = program_bytes("2.14", "linear_bn");
   auto p = load_program(with_member(bytes, "linear_bn/data/weights/weight_0", nullptr), "gone.pt2");

@@ -138,6 +138,16 @@ TensorMeta parse_tensor_meta(Parser& p, const json& j, const std::string& path) 
     m.storage_offset = parse_sym(p, j.at("storage_offset"), member(path, "storage_offset"), SymValue::Kind::kInt);
   }
   if (j.contains("layout")) m.layout = static_cast<Layout>(get_int(j.at("layout"), member(path, "layout")));
+  // No tensor has a negative size, stride or offset (libtorch throws making one).
+  for (const auto& [values, key] : {std::make_pair(&m.sizes, "sizes"), std::make_pair(&m.strides, "strides")}) {
+    for (size_t i = 0; i < values->size(); ++i) {
+      const SymValue& v = (*values)[i];
+      if (v.kind == SymValue::Kind::kInt && v.i < 0) fail(item(member(path, key), i), absl::StrCat("negative: ", v.i));
+    }
+  }
+  if (m.storage_offset.kind == SymValue::Kind::kInt && m.storage_offset.i < 0) {
+    fail(member(path, "storage_offset"), absl::StrCat("negative: ", m.storage_offset.i));
+  }
   return m;
 }
 

@@ -50,6 +50,23 @@ TEST(SchemaTest, WritesBackWhatItReads) {
   }
 }
 
+// No tensor has a negative size, stride or offset: libtorch throws making
+// one (reading a program made a meta tensor of each value's tensor_meta).
+TEST(SchemaTest, NegativeSizesStridesAndOffsetsAreRefusedNamingThePlace) {
+  for (const auto& [key, index] : {std::make_pair("sizes", 1), std::make_pair("strides", 0)}) {
+    nlohmann::json j = program_json("2.14", "linear_bn");
+    j["graph_module"]["graph"]["tensor_values"]["x"][key][index] = {{"as_int", -4}};
+    auto p = parse_program(j);
+    ASSERT_FALSE(p.ok()) << key;
+    EXPECT_THAT(std::string(p.status().message()),
+                HasSubstr(absl::StrCat("graph_module.graph.tensor_values.x.", key, "[", index, "]: negative: -4")));
+  }
+  nlohmann::json j = program_json("2.14", "linear_bn");
+  j["graph_module"]["graph"]["tensor_values"]["x"]["storage_offset"] = {{"as_int", -1}};
+  EXPECT_THAT(std::string(parse_program(j).status().message()),
+              HasSubstr("graph_module.graph.tensor_values.x.storage_offset: negative: -1"));
+}
+
 TEST(SchemaTest, ReadsTheFloatsPythonWritesAsStrings) {
   auto p = parse_program(program_json("2.14", "special_floats"));
   ASSERT_TRUE(p.ok()) << p.status();

@@ -176,12 +176,20 @@ absl::StatusOr<std::string> ZipReader::read(absl::string_view name) const {
                                                    zip_strerror(archive_->zip)));
   }
   std::string out(static_cast<size_t>(expected), '\0');
-  const zip_int64_t got = zip_fread(file, out.data(), out.size());
-  std::string reason = got < 0 ? zip_file_strerror(file) : "";
-  // A CRC mismatch shows when the member is closed, having been read whole.
+  zip_int64_t got = expected == 0 ? 0 : zip_fread(file, out.data(), out.size());
+  // libzip checks the CRC when a read reaches the end of the data, which
+  // reading exactly the declared size does not (libzip 1.7): one more read
+  // must find the end, and fails on a CRC mismatch.
+  char past_end = 0;
+  const zip_int64_t more = got < 0 ? 0 : zip_fread(file, &past_end, 1);
+  std::string reason = got < 0 || more < 0 ? zip_file_strerror(file) : "";
   const int closed = zip_fclose(file);
-  if (got < 0 || static_cast<size_t>(got) != out.size() || closed != 0) {
-    if (reason.empty()) reason = closed != 0 ? "its data is damaged (CRC error)" : "it is shorter than it says";
+  if (got < 0 || static_cast<size_t>(got) != out.size() || more != 0 || closed != 0) {
+    if (reason.empty()) {
+      reason = more > 0     ? "it is longer than it says"
+               : closed != 0 ? "its data is damaged (CRC error)"
+                             : "it is shorter than it says";
+    }
     return absl::InvalidArgumentError(absl::StrCat("cannot read ", quote_for_message(member), " in ",
                                                    display_name_, ": ", reason));
   }

@@ -91,6 +91,25 @@ TEST(ZipReaderTest, TwoMembersOfOneNameAreRefused) {
             (std::vector<std::string>{"p/data/weights/weight_0", "p/data/weights/weight_0"}));
 }
 
+// A member whose data is not what its CRC says was read as it was: libzip
+// checks the CRC only when a read finds the end of the data.
+TEST(ZipReaderTest, DataThatIsNotWhatItsCrcSaysIsAnError) {
+  for (const std::string& data : {std::string("{\"config\": {\"dtype\": 7}}"), std::string(1, '7'),
+                                  std::string(100000, '7')}) {
+    const std::string bytes = archive({{"p/config.json", data}, {"p/version", "3"}});
+    std::string damaged = bytes;
+    const size_t at = damaged.find(data);
+    ASSERT_NE(at, std::string::npos);
+    damaged[at + data.size() - 1] = '4';
+    auto zip = ZipReader::open(damaged, "t.zip");
+    ASSERT_TRUE(zip.ok()) << zip.status();
+    auto read = zip->read("p/config.json");
+    ASSERT_FALSE(read.ok()) << data.size();
+    EXPECT_THAT(std::string(read.status().message()), HasSubstr("cannot read 'p/config.json' in t.zip: ")) << data.size();
+    EXPECT_EQ(*ZipReader::open(bytes, "t.zip")->read("p/config.json"), data);
+  }
+}
+
 TEST(ZipReaderTest, NamesOutsideTheArchiveAreRefused) {
   struct Case {
     std::string written, crafted, why;

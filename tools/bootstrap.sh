@@ -25,6 +25,8 @@ set -euo pipefail
 #   graphviz                       the dot program: fxrun --emit=svg|png renders with it
 #   patchelf                       the release archive gives Bazel's binaries its run paths
 #   cmake, ninja-build             the CMake build (CMakeLists.txt), which CI builds too
+#   ccache                         keeps CI's CMake stage cheap on a warm machine
+#                                  (tools/cmake_check.sh; its cache is outside the clone)
 #   python3-torch, python3-torchvision
 #                                  fixture generators (TorchScript models at build time)
 #   libopenblas0-openmp            the BLAS libtorch calls (Debian's libtorch takes the system's
@@ -50,6 +52,7 @@ PACKAGES=(
   patchelf
   cmake
   ninja-build
+  ccache
   python3-torch
   python3-torchvision
   libopenblas0-openmp

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds FX for C++ with CMake (CMakeLists.txt: libfx, the in-tree plugins,
-# fxrun), runs the README's main job with the fxrun it built, and installs it,
-# so that the CMake build cannot rot. CI runs it (.ci/run); so can anyone:
+# fxrun), runs the README's main job with the fxrun it built, installs it and
+# builds examples/embed_model against the installation's CMake package, so
+# that the CMake build cannot rot. CI runs it (.ci/run); so can anyone:
 #
 #   tools/cmake_check.sh [BUILD_DIR]       # default: a temporary directory
 #
@@ -24,9 +25,11 @@ fi
 generator=()
 command -v ninja > /dev/null && generator=(-G Ninja)
 
-timed() {  # timed NAME COMMAND...
-  local start=$SECONDS
-  "${@:2}"
+timed() {  # timed NAME COMMAND...: the command's output in the log only when it fails
+  local start=$SECONDS log
+  log=$(mktemp)
+  "${@:2}" > "$log" 2>&1 || { cat "$log"; rm -f "$log"; echo "cmake_check: $1 failed" >&2; exit 1; }
+  rm -f "$log"
   echo "cmake_check: $1 took $((SECONDS - start)) s"
 }
 
@@ -44,8 +47,16 @@ if [ "$nodes" -ne 71 ] || ! grep -qE '^call_module +layer1_0_conv1 +layer1\.0\.c
 fi
 echo "cmake_check: the main job printed ResNet-18's $nodes nodes"
 
-timed install cmake --install "$build" --prefix "$prefix" > /dev/null
+timed install cmake --install "$build" --prefix "$prefix"
 # The installed fxrun, run from elsewhere, finds its plugins.
 grep -q '^  fold_bn ' <<< "$(cd / && "$prefix/bin/fxrun" --list-plugins)" ||
   { echo "cmake_check: the installed fxrun does not find its in-tree plugins" >&2; exit 1; }
+# A program built against the installation with its CMake package runs a
+# torch.export program.
+timed consumer cmake -S "$prefix/share/fx/examples/embed_model" -B "$prefix/embed_model" \
+  "${generator[@]}" "${launcher[@]}" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release
+timed consumer-build cmake --build "$prefix/embed_model"
+grep -q '^output 0: float\[1, 8\]' <<< "$("$prefix/embed_model/embed_model" \
+    tests/exported_programs/torch2.14/conv_net.pt2 "$prefix/conv_net_folded.pt2")" ||
+  { echo "cmake_check: examples/embed_model, built against the installation, did not run" >&2; exit 1; }
 echo "cmake_check: ok ($build)"

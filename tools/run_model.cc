@@ -302,13 +302,16 @@ absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& origin
 }
 
 absl::StatusOr<SavedRun> read_saved_run(const std::string& path, absl::string_view flag) {
-  const std::string what = absl::StrCat(flag, " ", path_for_message(path));
+  auto bytes = read_regular_file(path, flag);
+  if (!bytes.ok()) return bytes.status();
+  return parse_saved_run(*bytes, absl::StrCat(flag, " ", path_for_message(path)));
+}
+
+absl::StatusOr<SavedRun> parse_saved_run(absl::string_view bytes, const std::string& what) {
   const std::string holds =
       "it must hold what torch.save({'inputs': args, 'outputs': "
       "torch.utils._pytree.tree_leaves(model(*args))}, FILE) writes";
-  auto bytes = read_regular_file(path, flag);
-  if (!bytes.ok()) return bytes.status();
-  auto saved = exported::torch_load(*bytes, what);
+  auto saved = exported::torch_load(bytes, what);
   if (!saved.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(saved.status().message(), "; ", holds));
   }

@@ -81,6 +81,8 @@ struct SavedRun {
   std::vector<c10::IValue> outputs;  // the output's pytree leaves, in order
 };
 absl::StatusOr<SavedRun> read_saved_run(const std::string& path, absl::string_view flag);
+// The same from the file's bytes; `what` names it in errors ("--expected r.pt").
+absl::StatusOr<SavedRun> parse_saved_run(absl::string_view bytes, const std::string& what);
 
 // NAME.expected.pt beside NAME.pt2 (for another name, the name plus
 // ".expected.pt"): where --check looks for a program's saved run.

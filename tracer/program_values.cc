@@ -30,6 +30,28 @@ MetaValue size_meta(const ep::SymValue& s) {
   return MetaValue(e.ok() ? e->to_string() : s.expr);
 }
 
+// Whether libtorch can make a tensor of these sizes and strides (on the meta
+// device, float): none negative, its element count and its bytes within
+// int64 (else it throws).
+bool addressable(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t numel = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 0 || strides[i] < 0 || __builtin_mul_overflow(numel, sizes[i], &numel)) return false;
+  }
+  for (int64_t size : sizes) {
+    if (size == 0) return true;
+  }
+  int64_t last = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    int64_t reach = 0;
+    if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) || __builtin_add_overflow(last, reach, &last)) {
+      return false;
+    }
+  }
+  int64_t bytes = 0;
+  return !__builtin_add_overflow(last, 1, &bytes) && !__builtin_mul_overflow(bytes, int64_t{8}, &bytes);
+}
+
 // torch.fx's TensorMetadata (as shape_prop records it) of a program value.
 MetaValue tensor_meta_of(const ep::TensorMeta& t) {
   MetaValue::List shape, stride;
@@ -47,7 +69,9 @@ MetaValue tensor_meta_of(const ep::TensorMeta& t) {
   }
   auto dtype = ep::to_c10(t.dtype);
   MetaValue memory_format;
-  if (!symbolic && t.layout == ep::Layout::kStrided && sizes.size() == strides.size()) {
+  // (The memory format of sizes no tensor can have is none.)
+  if (!symbolic && t.layout == ep::Layout::kStrided && sizes.size() == strides.size() &&
+      addressable(sizes, strides)) {
     const at::Tensor probe = at::empty_strided(sizes, strides, at::TensorOptions().device(c10::kMeta));
     for (c10::MemoryFormat f : {c10::MemoryFormat::Contiguous, c10::MemoryFormat::ChannelsLast,
                                 c10::MemoryFormat::ChannelsLast3d}) {

@@ -27,7 +27,7 @@ for package in "${packages[@]}"; do
   while IFS= read -r header; do
     rewrite "$header" "$dest/fx/$header"
     count=$((count + 1))
-  done < <(find "$package" \( -name '*.h' -o -name '*.def' \) -not -path '*/testing/*' -not -path '*/examples/*' | sort)
+  done < <(find -L "$package" \( -name '*.h' -o -name '*.def' \) -not -path '*/testing/*' -not -path '*/examples/*' | sort)
 done
 for header in fx/*.h; do
   rewrite "$header" "$dest/$header"

@@ -7,8 +7,10 @@
 #   NAME/include/fx/...                     the public headers (install_headers.sh)
 #   NAME/lib/cmake/fx/, NAME/lib/pkgconfig/fx.pc   (package_files.sh)
 #   NAME/LICENSE, NAME/share/doc/fx/        the license and the documentation
+#   NAME/share/fx/examples/                 the examples (examples/*/), to build against it
 #
-#   make_release.sh OUT.tar.gz VERSION LIBTORCH_INFO LIBFX FXRUN VERSION_H LICENSE DOCS... -- PLUGIN.so...
+#   make_release.sh OUT.tar.gz VERSION LIBTORCH_INFO LIBFX FXRUN VERSION_H LICENSE DOCS... \
+#       -- PLUGIN.so... -- examples/EXAMPLE/FILE...
 #
 # Bazel's binaries name libfx.so and carry run paths into bazel-out; patchelf
 # gives them the installation's names and paths. libtorch and Abseil are
@@ -20,7 +22,10 @@ shift 7
 docs=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do docs+=("$1"); shift; done
 shift
-plugins=("$@")
+plugins=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do plugins+=("$1"); shift; done
+[ $# -eq 0 ] || shift
+examples=("$@")
 command -v patchelf > /dev/null || { echo "make_release.sh: patchelf is missing: apt-get install patchelf (tools/bootstrap.sh installs it)" >&2; exit 1; }
 
 name=$(basename "$out" .tar.gz)
@@ -55,13 +60,15 @@ for plugin in "${plugins[@]}"; do
   patchelf --set-rpath "\$ORIGIN/../..$extra" "$target"
 done
 
-# Every binary finds libfx in the tree, and names it by its SONAME.
+# Every binary finds libfx in the tree, and names it by its SONAME. (The
+# dynamic section is read whole first: `readelf | grep -q` under pipefail
+# fails at random, when grep's early exit stops readelf with SIGPIPE.)
 for binary in "$root/bin/fxrun" "$root"/lib/fx/plugins/*.so; do
-  if ! readelf -d "$binary" | grep -q "NEEDED.*\[$soname\]"; then
+  if ! grep -q "NEEDED.*\[$soname\]" <<< "$(readelf -d "$binary")"; then
     echo "make_release.sh: $(basename "$binary") does not need $soname" >&2; exit 1
   fi
 done
-readelf -d "$root/lib/libfx.so.$version" | grep -q "SONAME.*\[$soname\]" ||
+grep -q "SONAME.*\[$soname\]" <<< "$(readelf -d "$root/lib/libfx.so.$version")" ||
   { echo "make_release.sh: libfx.so.$version has no SONAME $soname" >&2; exit 1; }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -69,6 +76,9 @@ bash "$here/tools/release/install_headers.sh" . "$version_h" "$root/include" > /
 bash "$here/tools/release/package_files.sh" . "$root" "$version" "$info"
 install -m 0644 "$license" "$root/LICENSE"
 for doc in "${docs[@]}"; do install -m 0644 "$doc" "$root/share/doc/fx/$(basename "$doc")"; done
+for file in "${examples[@]}"; do  # examples/NAME/FILE -> share/fx/examples/NAME/FILE
+  install -D -m 0644 "$file" "$root/share/fx/examples/${file#*examples/}"
+done
 
 # Reproducible: fixed owner, order and times.
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='2026-01-01 00:00Z' \

@@ -1,6 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 //
-// An FX plugin built outside the monorepo, against the SDK only:
+// An FX plugin built outside the monorepo, against an installed release only
+// (CMakeLists.txt: find_package(fx), fx_add_plugin; or Makefile: pkg-config):
 //   * pass "remove_assertions": erases torch._assert nodes (the input checks
 //     the tracer keeps), for deployment builds that validate inputs elsewhere;
 //   * tracer extension "count_ops": records how many call_function nodes of
@@ -8,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "plugins/fx_plugin.h"
+#include "fx/plugins/fx_plugin.h"
 
 namespace {
 
