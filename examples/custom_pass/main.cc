@@ -10,6 +10,8 @@
 
 #include <ATen/ATen.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "fx/fx.h"
 
 namespace {
