@@ -11,6 +11,7 @@
 #include <ATen/ATen.h>
 
 #include "distributed/process_group.h"
+#include "absl/strings/str_cat.h"
 #include "distributed/rendezvous.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

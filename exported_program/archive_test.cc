@@ -17,6 +17,7 @@ namespace fx {
 namespace exported {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
 std::string program_bytes(const std::string& version, const std::string& name) {
@@ -211,7 +212,8 @@ TEST_P(ArchiveTest, ADamagedOrCraftedArchiveIsAProgramThatSaysWhatIsWrong) {
         << c.what;
   }
   // A directory libzip cannot read at all (sizes pointing to zip64 records
-  // that are not there): still a program, a damaged one.
+  // that are not there): still a program, a damaged one. Newer libzip (sid's)
+  // reads such a directory, and then our own size check names the member.
   std::string damaged = bytes;
   const std::string record = "PK\x01\x02";
   for (size_t at = damaged.find(record); at != std::string::npos; at = damaged.find(record, at + 4)) {
@@ -221,7 +223,9 @@ TEST_P(ArchiveTest, ADamagedOrCraftedArchiveIsAProgramThatSaysWhatIsWrong) {
   auto p = load_program(damaged, "damaged.pt2");
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(std::string(p.status().message()),
-              HasSubstr("damaged.pt2 is a damaged zip archive: libzip cannot read its directory"));
+              AnyOf(HasSubstr("damaged.pt2 is a damaged zip archive: libzip cannot read its directory"),
+                    HasSubstr(absl::StrCat("damaged.pt2 is a damaged or crafted zip archive: member '", program,
+                                           "' claims 4294967295 stored bytes"))));
 }
 
 INSTANTIATE_TEST_SUITE_P(Torch, ArchiveTest, ::testing::Values("2.6", "2.14"),

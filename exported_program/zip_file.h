@@ -64,6 +64,8 @@ class ZipReader {
  public:
   // `bytes` must outlive the reader. `display_name` names the file in errors.
   static absl::StatusOr<ZipReader> open(absl::string_view bytes, std::string display_name);
+  // A temporary string would not outlive the reader.
+  static absl::StatusOr<ZipReader> open(std::string&& bytes, std::string display_name) = delete;
   ZipReader(ZipReader&&) noexcept;
   ZipReader& operator=(ZipReader&&) noexcept;
   ~ZipReader();
