@@ -28,6 +28,7 @@
 namespace fx {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -273,7 +274,6 @@ TEST(FxrunCraftedFilesTest, Pt2ArchivesThatAreDamagedOrCraftedSayWhatIsWrong) {
            // These were reported as broken TorchScript files.
            {"dotdot.pt2", damaged + "member '../linear_bn/data/weights/weight_0' climbs out of the archive's folder"},
            {"absolute.pt2", damaged + "member '/linear_bn/data/weights/weight_0' has an absolute path"},
-           {"no_directory.pt2", " is a damaged zip archive: libzip cannot read its directory"},
            // read() allocated the size claimed before finding the data short.
            {"claims_6gib.pt2", damaged + "member 'linear_bn/models/model.json' claims 6442450944 bytes but stores"},
            // 1 MB inflating to 1 GiB of whitespace: minutes and gigabytes.
@@ -283,6 +283,15 @@ TEST(FxrunCraftedFilesTest, Pt2ArchivesThatAreDamagedOrCraftedSayWhatIsWrong) {
     expect_one_error_line(r, "cannot load model: " + crafted(file) + message, file);
     EXPECT_THAT(r.err, Not(HasSubstr("TorchScript"))) << file;
   }
+  // Sizes of 0xFFFFFFFF without their zip64 records: libzip 1.7 (Debian 12)
+  // cannot read the directory; libzip 1.11 and later read it, and the
+  // reader's own size check names the member.
+  const std::string file = crafted("no_directory.pt2");
+  Result r = fxrun("--model=" + file + " --run --print=none");
+  expect_one_error_line(r, "cannot load model: " + file + " is a damaged", "no_directory.pt2");
+  EXPECT_THAT(r.err, AnyOf(HasSubstr(" is a damaged zip archive: libzip cannot read its directory"),
+                           HasSubstr(damaged + "member 'serialized_exported_program.json' claims 4294967295 "
+                                               "stored bytes")));
 }
 
 TEST(FxrunCraftedFilesTest, Pt2ProgramsAreReadOnlyAsPyTorchWouldRunThem) {
