@@ -15,6 +15,7 @@
 namespace fx {
 namespace {
 
+using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
 std::string archive(const std::vector<std::pair<std::string, std::string>>& members) {
@@ -156,9 +157,16 @@ TEST(ZipReaderTest, ADirectoryLibzipCannotReadIsCalledDamagedAndItsNamesAreRead)
   const std::string bytes = with_central_field(
       with_central_field(archive({{"p/archive_format", "pt2"}, {"p/version", "3"}}), "p/version", 24, 0xFFFFFFFFu),
       "p/version", 20, 0xFFFFFFFFu);
-  EXPECT_THAT(error_of(bytes), HasSubstr("t.zip is a damaged zip archive: libzip cannot read its directory"));
+  // (libzip 1.11 and later read such a directory; then our own size check
+  // names the member.)
+  EXPECT_THAT(error_of(bytes), AnyOf(HasSubstr("t.zip is a damaged zip archive: libzip cannot read its directory"),
+                                     HasSubstr("t.zip is a damaged or crafted zip archive: member 'p/version' "
+                                               "claims 4294967295 stored bytes")));
   EXPECT_EQ(ZipReader::member_names(bytes), (std::vector<std::string>{"p/archive_format", "p/version"}));
-  EXPECT_THAT(error_of("PK\x03\x04 and nothing else"), HasSubstr("t.zip is not a zip archive"));
+  // libzip 1.7 calls a lone local header no zip; 1.12 a truncated one.
+  EXPECT_THAT(error_of("PK\x03\x04 and nothing else"),
+              AnyOf(HasSubstr("t.zip is not a zip archive"),
+                    HasSubstr("t.zip is a damaged zip archive: libzip cannot read its directory")));
   EXPECT_TRUE(ZipReader::member_names("not a zip").empty());
 }
 
