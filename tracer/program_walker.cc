@@ -70,6 +70,17 @@ std::vector<ModuleCall> parse_module_stack(const std::string& text) {
   return stack;
 }
 
+// Whether `name` is a dotted name whose every part is non-empty: a module
+// path (`layer1.0`) or a class (`torch.nn.modules.conv.Conv2d`). TorchScript
+// asserts on others ("torch.nn.", "a..b").
+bool is_dotted_name(absl::string_view name) {
+  if (name.empty()) return false;
+  for (absl::string_view part : absl::StrSplit(name, '.')) {
+    if (part.empty()) return false;
+  }
+  return true;
+}
+
 // `torch.ops.aten.add.Tensor` -> `aten::add.Tensor`, `torch.ops.aten.relu.default`
 // -> `aten::relu`; "" when the target is not an operator overload.
 std::string operator_target(const std::string& target) {
@@ -131,14 +142,23 @@ absl::Status ProgramWalker::build_root() {
   for (const ep::Node& n : graph_.nodes) {
     auto it = n.metadata.find("nn_module_stack");
     if (it == n.metadata.end()) continue;
+    auto refused = [&](absl::string_view what, absl::string_view name) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where(n), ": its nn_module_stack names the ", what, " ",
+          quote_for_message(std::string(name)),
+          ", which is not a dotted name (the program is damaged or was written by hand)"));
+    };
     for (absl::string_view entry : absl::StrSplit(it->second, ';', absl::SkipEmpty())) {
       std::vector<std::string> parts = absl::StrSplit(entry, absl::MaxSplits(',', 2));
       if (parts.size() == 3 && normalise_module_path(parts[1]).empty() &&
           !absl::StartsWith(parts[0], "_empty")) {
+        if (!is_dotted_name(parts[2])) return refused("class", parts[2]);
         root_type_ = parts[2];
       }
     }
     for (const ModuleCall& c : parse_module_stack(it->second)) {
+      if (!c.path.empty() && !is_dotted_name(c.path)) return refused("module", c.path);
+      if (!is_dotted_name(c.type)) return refused("class", c.type);
       if (module_types_.emplace(c.path, c.type).second) called.push_back(c.path);
     }
   }

@@ -6,6 +6,8 @@
 // what the .pt2 fuzzers (tests/fuzzing) found.
 #include <limits>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -38,6 +40,33 @@ TEST(TraceExportedErrorsTest, SizesNoTensorCanHaveAreReadWithoutMakingOne) {
     x.strides = {exported::SymValue::of_int(0), exported::SymValue::of_int(0)};
     auto zero_strides = read(p);
     EXPECT_TRUE(zero_strides.ok()) << version << ": " << zero_strides.status();
+  }
+}
+
+// A class or module path with an empty part ("torch.nn.", "bn..x") in a
+// node's nn_module_stack was given to TorchScript's QualifiedName, which
+// asserts (a c10::Error out of Tracer::trace; found by program_json_fuzzer).
+TEST(TraceExportedErrorsTest, ModuleStacksNamingNoClassOrModuleAreRefused) {
+  for (const std::string& version : testing::exported_program_versions()) {
+    for (const auto& [from, to, message] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {",torch.nn.modules.batchnorm.BatchNorm1d", ",torch.nn.", "names the class 'torch.nn.', which is not"},
+             {",torch.nn.modules.batchnorm.BatchNorm1d", ",", "names the class '', which is not"},
+             {",bn,", ",bn..x,", "names the module 'bn..x', which is not"},
+             {",,__main__.LinearBN", ",,__main__.", "names the class '__main__.', which is not"},
+         }) {
+      exported::LoadedProgram p = testing::load_exported_program(version, "linear_bn");
+      int changed = 0;
+      for (exported::Node& n : p.program.graph_module.graph.nodes) {
+        auto stack = n.metadata.find("nn_module_stack");
+        if (stack == n.metadata.end() || stack->second.find(from) == std::string::npos) continue;
+        stack->second.replace(stack->second.find(from), from.size(), to);
+        ++changed;
+      }
+      ASSERT_GT(changed, 0) << version << ": no stack holds " << from;
+      auto gm = read(p);
+      ASSERT_FALSE(gm.ok()) << version << ": " << to;
+      EXPECT_THAT(std::string(gm.status().message()), HasSubstr(message)) << version;
+    }
   }
 }
 
