@@ -11,9 +11,14 @@
 # rebuilds in about a minute. Prints the time each step took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-$(mktemp -d "${TMPDIR:-/tmp}/fx-cmake.XXXXXX")}
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/fx-cmake-install.XXXXXX")
-trap 'rm -rf "$prefix"' EXIT
+if [ $# -ge 1 ]; then
+  build=$1
+  trap 'rm -rf "$prefix"' EXIT
+else  # a temporary build directory, removed at the end
+  build=$(mktemp -d "${TMPDIR:-/tmp}/fx-cmake.XXXXXX")
+  trap 'rm -rf "$prefix" "$build"' EXIT
+fi
 
 launcher=()
 if command -v ccache > /dev/null; then
@@ -61,4 +66,4 @@ timed consumer-build cmake --build "$prefix/embed_model"
 grep -q '^output 0: float\[1, 8\]' <<< "$("$prefix/embed_model/embed_model" \
     tests/exported_programs/torch2.14/conv_net.pt2 "$prefix/conv_net_folded.pt2")" ||
   { echo "cmake_check: examples/embed_model, built against the installation, did not run" >&2; exit 1; }
-echo "cmake_check: ok ($build)"
+echo "cmake_check: ok"
