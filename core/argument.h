@@ -36,6 +36,8 @@
 #include <c10/core/MemoryFormat.h>
 #include <c10/core/ScalarType.h>
 
+#include "core/export.h"
+
 namespace fx {
 
 class Node;
@@ -46,7 +48,7 @@ using Arguments = std::vector<Argument>;
 // A Node's keyword arguments, in insertion order (keys are unique).
 using Kwargs = std::vector<std::pair<std::string, Argument>>;
 
-class Argument {
+class FX_API Argument {
  public:
   enum class Kind : uint8_t {
     kNone,
@@ -177,10 +179,10 @@ class Argument {
 
 // The name of a Kind ("None", "bool", "int", "float", "str", "Node", "list",
 // "tuple", "dict", "dtype", "device", "layout", "memory_format").
-absl::string_view kind_name(Argument::Kind kind);
+FX_API absl::string_view kind_name(Argument::Kind kind);
 
 // Looks a key up in kwargs; nullptr when absent.
-const Argument* find_kwarg(const Kwargs& kwargs, absl::string_view key);
+FX_API const Argument* find_kwarg(const Kwargs& kwargs, absl::string_view key);
 
 // Calls `fn` for every Node reference in `arg`, depth first, in order (a Node
 // referenced twice is visited twice). The torch.fx equivalent is
@@ -216,9 +218,9 @@ void for_each_node(const Kwargs& kwargs, Fn&& fn) {
 // Returns a copy of `arg` in which every Node reference `n` is replaced by
 // `fn(n)` (which may be any Argument, not only a Node). torch.fx: `map_arg`.
 using NodeMapFn = std::function<Argument(Node*)>;
-Argument map_arg(const Argument& arg, const NodeMapFn& fn);
-Arguments map_arg(const Arguments& args, const NodeMapFn& fn);
-Kwargs map_arg(const Kwargs& kwargs, const NodeMapFn& fn);
+FX_API Argument map_arg(const Argument& arg, const NodeMapFn& fn);
+FX_API Arguments map_arg(const Arguments& args, const NodeMapFn& fn);
+FX_API Kwargs map_arg(const Kwargs& kwargs, const NodeMapFn& fn);
 
 }  // namespace fx
 

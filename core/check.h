@@ -16,12 +16,14 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/export.h"
 
 namespace fx {
 namespace check_internal {
 
-[[noreturn]] void fail(const char* condition, const char* file, int line,
-                       const std::string& message);
+// Exported: FX_DCHECK expands in the code of whoever includes this header.
+[[noreturn]] FX_API void fail(const char* condition, const char* file, int line,
+                              const std::string& message);
 
 }  // namespace check_internal
 }  // namespace fx

@@ -55,6 +55,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/argument.h"
+#include "core/export.h"
 #include "core/meta.h"
 #include "core/naming.h"
 #include "core/node_arena.h"
@@ -68,7 +69,7 @@ using NodeMap = absl::flat_hash_map<const Node*, Node*>;
 class Graph;
 
 // Forward or backward iteration over a graph's live nodes.
-class NodeIterator {
+class FX_API NodeIterator {
  public:
   using value_type = Node*;
   using difference_type = std::ptrdiff_t;
@@ -89,7 +90,7 @@ class NodeIterator {
   bool reversed_;
 };
 
-class NodeRange {
+class FX_API NodeRange {
  public:
   NodeRange(NodeIterator begin, NodeIterator end) : begin_(begin), end_(end) {}
   NodeIterator begin() const { return begin_; }
@@ -99,7 +100,9 @@ class NodeRange {
   NodeIterator begin_, end_;
 };
 
-// Restores a graph's insertion point when it goes out of scope.
+// Restores a graph's insertion point when it goes out of scope. (FX_API on a
+// declaration of its own: GCC takes no __attribute__ after [[nodiscard]].)
+class FX_API InsertionGuard;
 class [[nodiscard]] InsertionGuard {
  public:
   InsertionGuard(Graph* graph, Node* previous) : graph_(graph), previous_(previous) {}
@@ -114,7 +117,7 @@ class [[nodiscard]] InsertionGuard {
   Node* previous_;
 };
 
-class Graph {
+class FX_API Graph {
  public:
   Graph();
   ~Graph();

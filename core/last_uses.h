@@ -27,11 +27,12 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "core/export.h"
 #include "core/graph.h"
 
 namespace fx {
 
-class LastUses {
+class FX_API LastUses {
  public:
   explicit LastUses(const Graph& graph);
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 
@@ -31,11 +32,11 @@ inline constexpr size_t kMaxPathChars = 4096;
 // `text` quoted as Python's repr quotes a str (control characters and bytes
 // outside printable ASCII escaped), cut to kMaxQuotedChars characters of text
 // with `...` and the full length appended when longer.
-std::string quote_for_message(absl::string_view text);
+FX_API std::string quote_for_message(absl::string_view text);
 
 // The same without the quotes, for names and paths set off by the message's
 // wording (`cannot open model /tmp/m.pt: ...`).
-std::string escape_for_message(absl::string_view text, size_t max_chars = kMaxQuotedChars);
+FX_API std::string escape_for_message(absl::string_view text, size_t max_chars = kMaxQuotedChars);
 // A path for a message: escaped, cut only beyond kMaxPathChars.
 inline std::string path_for_message(absl::string_view path) {
   return escape_for_message(path, kMaxPathChars);
@@ -45,15 +46,15 @@ inline std::string path_for_message(absl::string_view path) {
 // `quote`: the quote and backslash escaped, \n \r \t, other control
 // characters as \xNN; with `escape_non_ascii`, every byte outside printable
 // ASCII as \xNN too (for terminals; Python's repr keeps printable Unicode).
-void append_python_escaped(std::string& out, absl::string_view text, char quote,
-                           bool escape_non_ascii);
+FX_API void append_python_escaped(std::string& out, absl::string_view text, char quote,
+                                  bool escape_non_ascii);
 // The quote Python's repr picks for `text`: ' unless `text` holds ' and no ".
-char python_quote_for(absl::string_view text);
+FX_API char python_quote_for(absl::string_view text);
 
 // The candidate closest to `name` by edit distance (empty when none is close).
-std::string closest_name(absl::string_view name, const std::vector<std::string>& candidates);
+FX_API std::string closest_name(absl::string_view name, const std::vector<std::string>& candidates);
 // ` (did you mean 'closest'?)` for an error message, or "" when none is close.
-std::string did_you_mean(absl::string_view name, const std::vector<std::string>& candidates);
+FX_API std::string did_you_mean(absl::string_view name, const std::vector<std::string>& candidates);
 
 }  // namespace fx
 

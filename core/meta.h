@@ -27,12 +27,14 @@
 #include <variant>
 #include <vector>
 
+#include "core/export.h"
+
 namespace fx {
 
 class MetaValue;
 
 // An insertion-ordered string-keyed map of MetaValues.
-class Meta {
+class FX_API Meta {
  public:
   using Entry = std::pair<std::string, MetaValue>;
 
@@ -68,7 +70,7 @@ class Meta {
   std::vector<Entry> entries_;
 };
 
-class MetaValue {
+class FX_API MetaValue {
  public:
   enum class Kind : uint8_t { kNone, kBool, kInt, kDouble, kString, kList, kMap };
   using List = std::vector<MetaValue>;

@@ -31,10 +31,11 @@
 #include "absl/strings/string_view.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "core/export.h"
 
 namespace fx {
 
-class Namespace {
+class FX_API Namespace {
  public:
   // Returns a unique name for `candidate` and reserves it (FX's create_name).
   std::string create_name(absl::string_view candidate);
@@ -73,43 +74,43 @@ class Namespace {
 // The candidate name torch.fx derives from a node's target before it is made
 // unique (snake_case, illegal characters rewritten): see the file comment.
 // `is_function` selects the rule for call_function targets (qualified names).
-std::string candidate_name_for_target(absl::string_view target, bool is_function);
+FX_API std::string candidate_name_for_target(absl::string_view target, bool is_function);
 
 // Splits a name as create_name spells it into base and number: `add_12` ->
 // (`add`, 12), `layer1_0` -> (`layer1`, 0). Returns false for names without a
 // `_<digits>` suffix or with leading zeros in it; every name then has exactly
 // one (base, number) or bare form.
-bool split_name_suffix(absl::string_view name, absl::string_view* base, int64_t* number);
+FX_API bool split_name_suffix(absl::string_view name, absl::string_view* base, int64_t* number);
 
 // torch.fx's `_snake_case`: `pascalCase` -> `pascal_case`, `ALL_CAPS` -> `all_caps`.
-std::string snake_case(absl::string_view s);
+FX_API std::string snake_case(absl::string_view s);
 
 // The base name of a qualified function name: `aten::add.Tensor` -> `add`,
 // `torch.nn.functional.relu` -> `relu`, `operator.add` -> `add`, `len` -> `len`.
-absl::string_view function_base_name(absl::string_view qualified_name);
+FX_API absl::string_view function_base_name(absl::string_view qualified_name);
 
 // The qualified name of `atom` under `prefix`: `layer1.0` + `conv1` ->
 // `layer1.0.conv1`; an empty prefix (the root module) gives `atom` itself.
-std::string qualified_name(absl::string_view prefix, absl::string_view atom);
+FX_API std::string qualified_name(absl::string_view prefix, absl::string_view atom);
 
 // True for Python's special names such as `__add__` (torch.fx's `_is_magic`).
-bool is_magic_name(absl::string_view name);
+FX_API bool is_magic_name(absl::string_view name);
 
 // PyTorch's naming convention for in-place operators: a trailing underscore
 // (`add_`, `relu_`), except special names such as `__and__`.
-bool is_inplace_name(absl::string_view name);
+FX_API bool is_inplace_name(absl::string_view name);
 
 // True for names a generated Python function cannot bind: keywords, builtins
 // and FX's reserved globals.
-bool is_reserved_python_name(absl::string_view name);
+FX_API bool is_reserved_python_name(absl::string_view name);
 
 // True when `s` is a valid Python identifier made of ASCII characters.
-bool is_python_identifier(absl::string_view s);
+FX_API bool is_python_identifier(absl::string_view s);
 // True for Python's keywords (`class`, `if`, `None`).
-bool is_python_keyword(absl::string_view s);
+FX_API bool is_python_keyword(absl::string_view s);
 // True when `obj.s` is valid Python: an identifier that is no keyword
 // (a submodule named `block1-0` or `class` is reached with getattr).
-bool is_python_attribute_name(absl::string_view s);
+FX_API bool is_python_attribute_name(absl::string_view s);
 
 }  // namespace fx
 

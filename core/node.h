@@ -40,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/argument.h"
+#include "core/export.h"
 #include "core/meta.h"
 
 namespace fx {
@@ -57,11 +58,11 @@ enum class Op : uint8_t {
 };
 
 // "placeholder", "get_attr", "call_function", "call_method", "call_module", "output".
-absl::string_view op_name(Op op);
+FX_API absl::string_view op_name(Op op);
 // Parses an opcode name; the error lists the six valid names.
-absl::StatusOr<Op> parse_op(absl::string_view name);
+FX_API absl::StatusOr<Op> parse_op(absl::string_view name);
 
-class Node {
+class FX_API Node {
  public:
   // Nodes are made by Graph::create_node; only a Graph can make a Key.
   class Key {
@@ -182,16 +183,16 @@ class Node {
 
 // Formats a node as its name, for absl::StrJoin in messages:
 //   absl::StrJoin(node->users(), ", ", fx::NodeNameFormatter())   // "relu, add_1"
-struct NodeNameFormatter {
+struct FX_API NodeNameFormatter {
   void operator()(std::string* out, const Node* node) const { out->append(node->name()); }
 };
 
 // Registers a call_function target (e.g. "mylib::log_event") as having side
 // effects, so dead-code elimination keeps calls to it. Thread-safe; typically
 // called while loading a plugin.
-void register_side_effect_target(absl::string_view target);
+FX_API void register_side_effect_target(absl::string_view target);
 // True for registered side-effect targets and in-place operator names.
-bool is_side_effect_target(Op op, absl::string_view target);
+FX_API bool is_side_effect_target(Op op, absl::string_view target);
 
 }  // namespace fx
 

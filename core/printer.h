@@ -39,6 +39,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "core/argument.h"
+#include "core/export.h"
 #include "core/graph.h"
 #include "core/meta.h"
 #include "core/node.h"
@@ -46,15 +47,16 @@
 namespace fx {
 
 // `print(graph)`.
-std::string format_graph(const Graph& graph);
+FX_API std::string format_graph(const Graph& graph);
 // One node as in `print(graph)`, without indentation (`Node.format_node()`).
-std::string format_node(const Node& node);
+FX_API std::string format_node(const Node& node);
 // `graph.print_tabular()`, plus one column per key in `meta_columns` (the cell
 // is empty for nodes without that key). A column `key.field` (not itself a
 // key) shows a field of a map value, headed `field`: `tensor_meta.shape`
 // shows meta["tensor_meta"]["shape"]; through a list of maps it shows the
 // list of their fields (`[[2, 3], [2]]` for a node of two tensors).
-std::string format_tabular(const Graph& graph, const std::vector<std::string>& meta_columns = {});
+FX_API std::string format_tabular(const Graph& graph,
+                                  const std::vector<std::string>& meta_columns = {});
 // The language python_code writes.
 //   kPython       torch.fx's `GraphModule.code`, which runs with PyTorch: each
 //                 value set to None after its last use, functions outside
@@ -73,44 +75,44 @@ std::string format_tabular(const Graph& graph, const std::vector<std::string>& m
 //                 (`_fx_functions.clip(s)` where a value is named `clip`).
 enum class CodeDialect { kPython, kTorchScript };
 // `GraphModule.code` of a module whose forward is `graph`.
-std::string python_code(const Graph& graph, CodeDialect dialect = CodeDialect::kPython);
+FX_API std::string python_code(const Graph& graph, CodeDialect dialect = CodeDialect::kPython);
 // The name no value of `graph` takes that the TorchScript dialect reaches
 // shadowed functions through: `_fx_functions`, or `_fx_functions_1`, ...
-std::string torchscript_function_namespace(const Graph& graph);
+FX_API std::string torchscript_function_namespace(const Graph& graph);
 
 // An argument as the graph printer shows it (torch.fx's `_format_arg`):
 // `%x` for nodes, strings unquoted, dicts as `{dim: -1}`.
-std::string format_arg(const Argument& arg);
+FX_API std::string format_arg(const Argument& arg);
 // An argument as Python's `repr` shows it (nodes by name): `('bilinear', x, 1.0)`.
-std::string python_repr(const Argument& arg);
+FX_API std::string python_repr(const Argument& arg);
 // The names generated code binds classes to, by their qualified names.
 using ClassNames = absl::flat_hash_map<std::string, std::string>;
 // An argument as generated code writes it: repr, except what Python cannot
 // read back from repr (`torch.device('cuda', 0)`, `float('inf')`), and
 // NamedTuples constructed, `GoogLeNetOutputs(fc, None, None)`, by the name
 // `classes` binds the class to (its qualified name when it binds none).
-std::string python_code_repr(const Argument& arg, const ClassNames* classes = nullptr);
+FX_API std::string python_code_repr(const Argument& arg, const ClassNames* classes = nullptr);
 // A metadata value for a table cell: strings unquoted, the rest as Python repr.
-std::string format_meta_value(const MetaValue& value);
+FX_API std::string format_meta_value(const MetaValue& value);
 
 // How a call_function target is spelled in each printed form (see above).
 enum class TargetStyle { kGraph, kTabular, kCode };
-std::string spell_function_target(absl::string_view target, TargetStyle style);
+FX_API std::string spell_function_target(absl::string_view target, TargetStyle style);
 
 // Python's repr of a float (`1.0`, `1e-05`, `0.1`, `inf`).
-std::string python_float_repr(double value);
+FX_API std::string python_float_repr(double value);
 // Python's repr of a str, with its quoting rules.
-std::string python_string_repr(absl::string_view s);
+FX_API std::string python_string_repr(absl::string_view s);
 // torch's Python spellings: `torch.float32`, `device(type='cuda', index=0)`,
 // `torch.strided`, `torch.channels_last`.
-std::string python_dtype_name(c10::ScalarType dtype);
-std::string python_layout_name(c10::Layout layout);
-std::string python_memory_format_name(c10::MemoryFormat format);
+FX_API std::string python_dtype_name(c10::ScalarType dtype);
+FX_API std::string python_layout_name(c10::Layout layout);
+FX_API std::string python_memory_format_name(c10::MemoryFormat format);
 // The inverses: the value a spelling above names (`torch.float32`), or
 // nullopt when it names none.
-std::optional<c10::ScalarType> dtype_from_python_name(absl::string_view name);
-std::optional<c10::Layout> layout_from_python_name(absl::string_view name);
-std::optional<c10::MemoryFormat> memory_format_from_python_name(absl::string_view name);
+FX_API std::optional<c10::ScalarType> dtype_from_python_name(absl::string_view name);
+FX_API std::optional<c10::Layout> layout_from_python_name(absl::string_view name);
+FX_API std::optional<c10::MemoryFormat> memory_format_from_python_name(absl::string_view name);
 
 inline std::ostream& operator<<(std::ostream& os, const Graph& graph) {
   return os << format_graph(graph);

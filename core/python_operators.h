@@ -15,10 +15,11 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "core/export.h"
 
 namespace fx {
 
-struct PythonOperator {
+struct FX_API PythonOperator {
   enum class Kind { kBinary, kUnary, kInplace };
   Kind kind;
   absl::string_view name;       // "add": the target is "operator.add"
@@ -34,10 +35,10 @@ struct PythonOperator {
 inline constexpr absl::string_view kOperatorModulePrefix = "operator.";
 
 // The operator a call_function target names ("operator.add"), or nullptr.
-const PythonOperator* find_python_operator(absl::string_view target);
+FX_API const PythonOperator* find_python_operator(absl::string_view target);
 
 // Every entry of the table, in its order.
-absl::Span<const PythonOperator> python_operators();
+FX_API absl::Span<const PythonOperator> python_operators();
 
 }  // namespace fx
 

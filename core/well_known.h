@@ -74,6 +74,7 @@
 #define FX_CORE_WELL_KNOWN_H_
 
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 
@@ -109,7 +110,7 @@ inline constexpr absl::string_view kAssertIsNotNoneTarget = "fx.assert_is_not_no
 // torch.fx's `_side_effectful_functions` lists them. Dead-code elimination
 // keeps them; passes that look for what writes or reads a value's data may
 // pass them by.
-bool is_assertion_target(absl::string_view target);
+FX_API bool is_assertion_target(absl::string_view target);
 
 inline constexpr absl::string_view kGetItemTarget = "operator.getitem";
 inline constexpr absl::string_view kNotTarget = "operator.not_";

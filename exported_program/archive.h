@@ -47,6 +47,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "exported_program/schema.h"
 
 namespace fx {
@@ -57,7 +58,7 @@ enum class ArchiveLayout {
   kPt2Archive,  // torch 2.8 and later
 };
 
-struct LoadedProgram {
+struct FX_API LoadedProgram {
   ArchiveLayout layout = ArchiveLayout::kPt2Archive;
   // The PT2 archive's top folder and model name ("model" unless saved with
   // another); empty for the legacy layout.
@@ -79,32 +80,34 @@ struct LoadedProgram {
 
 // Whether `bytes` begin like a zip archive (a `.pt2` file or a TorchScript
 // `.pt`: both are zips; load_program tells them apart by their members).
-bool looks_like_zip(absl::string_view bytes);
+FX_API bool looks_like_zip(absl::string_view bytes);
 
 // Whether the zip in `bytes` holds a torch.export program of either layout
 // (cheap: reads the member names only; also of a damaged archive, whose
 // names are read as they are, so that load_program says what is wrong).
-bool is_exported_program(absl::string_view bytes);
+FX_API bool is_exported_program(absl::string_view bytes);
 
 // Reads the program in `bytes` (the whole file); `display_name` names it in
 // errors. `model_name` picks one model of a PT2 archive that holds several.
-absl::StatusOr<LoadedProgram> load_program(absl::string_view bytes, const std::string& display_name,
-                                           const std::string& model_name = "");
+FX_API absl::StatusOr<LoadedProgram> load_program(absl::string_view bytes,
+                                                  const std::string& display_name,
+                                                  const std::string& model_name = "");
 
 // A tensor of `meta` over `storage` (the bytes of one storage), checking that
 // it lies within those bytes. `what` names the tensor in errors.
-absl::StatusOr<at::Tensor> tensor_from_storage(const TensorMeta& meta, const at::Storage& storage,
-                                               const std::string& what);
+FX_API absl::StatusOr<at::Tensor> tensor_from_storage(const TensorMeta& meta,
+                                                      const at::Storage& storage,
+                                                      const std::string& what);
 
 // The c10 dtype / layout / memory format of a schema enum value; an error
 // naming the value for one c10 does not have here.
-absl::StatusOr<c10::ScalarType> to_c10(ScalarType t);
-absl::StatusOr<c10::Layout> to_c10(Layout l);
-absl::StatusOr<c10::MemoryFormat> to_c10(MemoryFormat m);
+FX_API absl::StatusOr<c10::ScalarType> to_c10(ScalarType t);
+FX_API absl::StatusOr<c10::Layout> to_c10(Layout l);
+FX_API absl::StatusOr<c10::MemoryFormat> to_c10(MemoryFormat m);
 // And back.
-absl::StatusOr<ScalarType> from_c10(c10::ScalarType t);
-Layout from_c10(c10::Layout l);
-MemoryFormat from_c10(c10::MemoryFormat m);
+FX_API absl::StatusOr<ScalarType> from_c10(c10::ScalarType t);
+FX_API Layout from_c10(c10::Layout l);
+FX_API MemoryFormat from_c10(c10::MemoryFormat m);
 
 }  // namespace exported
 }  // namespace fx

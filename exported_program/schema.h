@@ -45,6 +45,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 
 namespace fx {
 namespace exported {
@@ -69,7 +70,7 @@ enum class MemoryFormat : int {
   kUnknown = 0, kContiguous = 1, kChannelsLast = 2, kChannelsLast3d = 3, kPreserve = 4,
 };
 
-struct Device {
+struct FX_API Device {
   std::string type;  // "cpu", "cuda", "meta"
   std::optional<int64_t> index;
 };
@@ -77,7 +78,7 @@ struct Device {
 // A symbolic integer, float or bool: a constant, or an expression over the
 // program's symbols (`s0`, sympy's `Symbol('s77', positive=True, integer=True)`,
 // `Mul(Integer(3), Symbol('s77', ...))`) with the value it had when exported.
-struct SymValue {
+struct FX_API SymValue {
   enum class Kind { kInt, kFloat, kBool, kExpr };
   static SymValue of_int(int64_t v) {
     SymValue s;
@@ -96,7 +97,7 @@ struct SymValue {
   bool hint_b = false;
 };
 
-struct TensorMeta {
+struct FX_API TensorMeta {
   ScalarType dtype = ScalarType::kUnknown;
   std::vector<SymValue> sizes;
   bool requires_grad = false;
@@ -109,7 +110,7 @@ struct TensorMeta {
 struct Graph;
 
 // One argument of a node, an input or an output: the schema's Argument union.
-struct Argument {
+struct FX_API Argument {
   enum class Kind {
     kNone,
     kTensor,          // as_tensor: a tensor value by name
@@ -152,16 +153,16 @@ struct Argument {
 };
 
 // The schema key of a kind ("as_tensor", ...).
-const char* argument_key(Argument::Kind kind);
+FX_API const char* argument_key(Argument::Kind kind);
 
-struct NamedArgument {
+struct FX_API NamedArgument {
   std::string name;  // the parameter's name in the operator's schema
   Argument arg;
   // 1 positional, 2 keyword, 0 unknown; absent in files before 8.x minors.
   std::optional<int> kind;
 };
 
-struct Node {
+struct FX_API Node {
   std::string target;  // "torch.ops.aten.conv2d.default", "_operator.getitem"
   std::vector<NamedArgument> inputs;
   std::vector<Argument> outputs;
@@ -170,7 +171,7 @@ struct Node {
   std::optional<std::string> name;
 };
 
-struct Graph {
+struct FX_API Graph {
   std::vector<Argument> inputs;
   std::vector<Argument> outputs;
   std::vector<Node> nodes;
@@ -183,7 +184,7 @@ struct Graph {
 };
 
 // One entry of the signature's input_specs / output_specs.
-struct InputSpec {
+struct FX_API InputSpec {
   enum class Kind { kUserInput, kParameter, kBuffer, kTensorConstant, kCustomObj, kToken, kConstantInput };
   Kind kind = Kind::kUserInput;
   Argument arg;        // user_input: any argument; others: a tensor (or token/custom obj) name
@@ -192,7 +193,7 @@ struct InputSpec {
   Argument constant;   // constant_input: its value (kNone, kInt, kFloat, kString, kBool)
 };
 
-struct OutputSpec {
+struct FX_API OutputSpec {
   enum class Kind {
     kUserOutput, kLossOutput, kBufferMutation, kGradientToParameter, kGradientToUserInput,
     kUserInputMutation, kToken, kParameterMutation,
@@ -202,7 +203,7 @@ struct OutputSpec {
   std::string target;  // buffer_name / parameter_name / user_input_name
 };
 
-struct ModuleCallSignature {
+struct FX_API ModuleCallSignature {
   std::vector<Argument> inputs;
   std::vector<Argument> outputs;
   std::string in_spec;   // pytree TreeSpec JSON (treespec.h)
@@ -210,17 +211,17 @@ struct ModuleCallSignature {
   std::optional<std::vector<std::string>> forward_arg_names;
 };
 
-struct ModuleCallEntry {
+struct FX_API ModuleCallEntry {
   std::string fqn;
   std::optional<ModuleCallSignature> signature;
 };
 
-struct RangeConstraint {
+struct FX_API RangeConstraint {
   std::optional<int64_t> min_val;
   std::optional<int64_t> max_val;
 };
 
-struct GraphModule {
+struct FX_API GraphModule {
   Graph graph;
   std::vector<InputSpec> input_specs;
   std::vector<OutputSpec> output_specs;
@@ -230,7 +231,7 @@ struct GraphModule {
   std::map<std::string, std::vector<std::string>> namedtuple_fields;
 };
 
-struct Program {
+struct FX_API Program {
   GraphModule graph_module;
   std::map<std::string, int64_t> opset_version;  // {"aten": 10}
   std::map<std::string, RangeConstraint> range_constraints;
@@ -245,31 +246,32 @@ struct Program {
 // and `-Infinity` it writes for such floats (torch 2.6 does; later versions
 // write them as strings), read as those strings. Errors give the line and
 // column.
-absl::StatusOr<nlohmann::json> parse_python_json(const std::string& text);
+FX_API absl::StatusOr<nlohmann::json> parse_python_json(const std::string& text);
 
 // Reads a program. Warnings (a newer minor version's unknown keys) are
 // appended to `warnings` when given.
-absl::StatusOr<Program> parse_program(const nlohmann::json& j,
-                                      std::vector<std::string>* warnings = nullptr);
+FX_API absl::StatusOr<Program> parse_program(const nlohmann::json& j,
+                                             std::vector<std::string>* warnings = nullptr);
 // Reads a weights or constants config of the PT2 archive
 // (`{"config": {fqn: {"path_name", "is_param", "use_pickle", "tensor_meta"}}}`).
-struct PayloadMeta {
+struct FX_API PayloadMeta {
   std::string path_name;
   bool is_param = false;
   bool use_pickle = false;
   std::optional<TensorMeta> tensor_meta;
 };
-absl::StatusOr<std::map<std::string, PayloadMeta>> parse_payload_config(
+FX_API absl::StatusOr<std::map<std::string, PayloadMeta>> parse_payload_config(
     const nlohmann::json& j, const std::string& where);
 
 // In the key order PyTorch writes.
-nlohmann::ordered_json to_json(const Program& program);
-nlohmann::ordered_json to_json(const TensorMeta& meta);
-nlohmann::ordered_json sym_value_to_json(const SymValue& value);
+FX_API nlohmann::ordered_json to_json(const Program& program);
+FX_API nlohmann::ordered_json to_json(const TensorMeta& meta);
+FX_API nlohmann::ordered_json sym_value_to_json(const SymValue& value);
 // The reverse of both, for one value kept aside (the IR's node meta).
-absl::StatusOr<TensorMeta> parse_tensor_meta(const nlohmann::json& j);
-absl::StatusOr<SymValue> parse_sym_value(const nlohmann::json& j, SymValue::Kind constant);
-nlohmann::ordered_json payload_config_to_json(const std::vector<std::pair<std::string, PayloadMeta>>& config);
+FX_API absl::StatusOr<TensorMeta> parse_tensor_meta(const nlohmann::json& j);
+FX_API absl::StatusOr<SymValue> parse_sym_value(const nlohmann::json& j, SymValue::Kind constant);
+FX_API nlohmann::ordered_json payload_config_to_json(
+    const std::vector<std::pair<std::string, PayloadMeta>>& config);
 
 }  // namespace exported
 }  // namespace fx

@@ -33,11 +33,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 
 namespace fx {
 namespace exported {
 
-class SymExpr {
+class FX_API SymExpr {
  public:
   enum class Op { kSymbol, kInteger, kAdd, kMul, kPow, kFloorDiv, kMod, kMax, kMin };
 
@@ -59,7 +60,7 @@ class SymExpr {
   std::vector<std::shared_ptr<const SymExpr>> args_;
 };
 
-absl::StatusOr<SymExpr> parse_sym_expr(const std::string& text);
+FX_API absl::StatusOr<SymExpr> parse_sym_expr(const std::string& text);
 
 }  // namespace exported
 }  // namespace fx

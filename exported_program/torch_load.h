@@ -41,11 +41,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 namespace exported {
 
-absl::StatusOr<c10::IValue> torch_load(absl::string_view bytes, const std::string& what);
+FX_API absl::StatusOr<c10::IValue> torch_load(absl::string_view bytes, const std::string& what);
 
 }  // namespace exported
 }  // namespace fx

@@ -31,14 +31,16 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "core/export.h"
 
 namespace fx {
 namespace exported {
 
 // The bytes of a torch.save file holding `value`. Tensors whose
 // implementation is in `parameters` are written as nn.Parameter.
-absl::StatusOr<std::string> torch_save(const c10::IValue& value,
-                                       const absl::flat_hash_set<const c10::TensorImpl*>* parameters = nullptr);
+FX_API absl::StatusOr<std::string> torch_save(
+    const c10::IValue& value,
+    const absl::flat_hash_set<const c10::TensorImpl*>* parameters = nullptr);
 
 }  // namespace exported
 }  // namespace fx

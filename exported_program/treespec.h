@@ -30,11 +30,12 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 
 namespace fx {
 namespace exported {
 
-struct TreeSpec {
+struct FX_API TreeSpec {
   enum class Kind { kLeaf, kTuple, kList, kDict, kNamedTuple, kNone };
   Kind kind = Kind::kLeaf;
   // The type as written ("builtins.tuple"), kept for writing back.
@@ -47,12 +48,12 @@ struct TreeSpec {
   size_t num_leaves() const;
 };
 
-absl::StatusOr<TreeSpec> parse_treespec(const std::string& text);
-std::string to_string(const TreeSpec& spec);
+FX_API absl::StatusOr<TreeSpec> parse_treespec(const std::string& text);
+FX_API std::string to_string(const TreeSpec& spec);
 
 // A leaf; a tuple of `n` leaves (a program's flat outputs).
-TreeSpec leaf_spec();
-TreeSpec tuple_spec(std::vector<TreeSpec> children);
+FX_API TreeSpec leaf_spec();
+FX_API TreeSpec tuple_spec(std::vector<TreeSpec> children);
 
 }  // namespace exported
 }  // namespace fx

@@ -61,6 +61,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
@@ -68,7 +69,7 @@ namespace exported {
 
 enum class WriteLayout { kPt2Archive, kLegacy };
 
-struct WriteOptions {
+struct FX_API WriteOptions {
   // Unset: the layout the graph's program was read in, else the PT2 archive.
   std::optional<WriteLayout> layout;
   // The PT2 archive's top folder (torch uses the file's name) and model name.
@@ -78,13 +79,14 @@ struct WriteOptions {
   std::optional<c10::IValue> example_inputs;
 };
 
-absl::StatusOr<std::string> write_program(const ::fx::GraphModule& gm, const WriteOptions& options = {});
+FX_API absl::StatusOr<std::string> write_program(const ::fx::GraphModule& gm,
+                                                 const WriteOptions& options = {});
 
 // The layout write_program writes `gm` in with `options`.
-WriteLayout chosen_layout(const ::fx::GraphModule& gm, const WriteOptions& options);
+FX_API WriteLayout chosen_layout(const ::fx::GraphModule& gm, const WriteOptions& options);
 
 // "the PT2 archive (torch 2.8 and later read it)", "the legacy zip (...)".
-std::string describe_layout(WriteLayout layout);
+FX_API std::string describe_layout(WriteLayout layout);
 
 }  // namespace exported
 }  // namespace fx

@@ -49,6 +49,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 
@@ -60,7 +61,7 @@ inline constexpr int64_t kInflationAllowance = int64_t{1} << 20;
 // ... and never to more than this.
 inline constexpr int64_t kMaxInflatedBytes = int64_t{2} << 30;
 
-class ZipReader {
+class FX_API ZipReader {
  public:
   // `bytes` must outlive the reader. `display_name` names the file in errors.
   static absl::StatusOr<ZipReader> open(absl::string_view bytes, std::string display_name);
@@ -94,7 +95,7 @@ class ZipReader {
   absl::flat_hash_map<std::string, size_t> index_;  // name -> index
 };
 
-class ZipWriter {
+class FX_API ZipWriter {
  public:
   ZipWriter() = default;
   void add(std::string name, std::string bytes) { members_.emplace_back(std::move(name), std::move(bytes)); }

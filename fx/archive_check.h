@@ -41,6 +41,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 
@@ -49,18 +50,18 @@ namespace fx {
 // and libtorch's readers cope with several times more.
 inline constexpr int kMaxSavedNesting = 1000;
 
-absl::Status check_pickle(absl::string_view pickle);
-absl::Status check_torchscript_source(absl::string_view code);
+FX_API absl::Status check_pickle(absl::string_view pickle);
+FX_API absl::Status check_torchscript_source(absl::string_view code);
 
 // The zip archive in `bytes`.
-absl::Status check_archive_bytes(absl::string_view bytes);
+FX_API absl::Status check_archive_bytes(absl::string_view bytes);
 
 // After loading: a tensor whose sizes, strides and offset reach past its
 // storage (a crafted file) would read other memory. Checks every tensor in
 // `value` (through tuples, lists, dicts and objects, without recursion), and
 // every parameter, buffer, attribute and code constant of `module`.
-absl::Status check_tensors_in_bounds(const c10::IValue& value);
-absl::Status check_module_tensors(const torch::jit::Module& module);
+FX_API absl::Status check_tensors_in_bounds(const c10::IValue& value);
+FX_API absl::Status check_module_tensors(const torch::jit::Module& module);
 
 }  // namespace fx
 

@@ -23,14 +23,15 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/export.h"
 #include "plugins/registry.h"
 
 namespace fx {
 
-absl::Status register_builtin_plugins(Registry& registry);
+FX_API absl::Status register_builtin_plugins(Registry& registry);
 
 // The in-tree plugins' names, in registration order.
-const std::vector<std::string>& builtin_plugin_names();
+FX_API const std::vector<std::string>& builtin_plugin_names();
 
 }  // namespace fx
 

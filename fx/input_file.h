@@ -30,6 +30,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 
@@ -39,24 +40,25 @@ inline constexpr size_t kMaxStandardInputBytes = size_t{1} << 31;
 // Checks that `path` names a regular file, without blocking; `flag` names it
 // in messages ("--graph"). `fix` is appended to the "not a regular file"
 // error (what to give instead).
-absl::Status check_regular_file(const std::string& path, absl::string_view flag,
-                                absl::string_view fix = {});
+FX_API absl::Status check_regular_file(const std::string& path, absl::string_view flag,
+                                       absl::string_view fix = {});
 
 // The contents of the regular file `path`, read up to its size.
-absl::StatusOr<std::string> read_regular_file(const std::string& path, absl::string_view flag);
+FX_API absl::StatusOr<std::string> read_regular_file(const std::string& path,
+                                                     absl::string_view flag);
 
 // Reads file descriptor `fd` (a pipe, a terminal, a file) to its end, at most
 // `max_bytes`; `magic`, when given, must be how the data starts. `what` names
 // the stream in messages ("--model=-: standard input").
-absl::StatusOr<std::string> read_stream(int fd, absl::string_view what, size_t max_bytes,
-                                        absl::string_view magic = {});
+FX_API absl::StatusOr<std::string> read_stream(int fd, absl::string_view what, size_t max_bytes,
+                                               absl::string_view magic = {});
 
 // read_stream of standard input, at most kMaxStandardInputBytes.
-absl::StatusOr<std::string> read_standard_input(absl::string_view what,
-                                                absl::string_view magic = {});
+FX_API absl::StatusOr<std::string> read_standard_input(absl::string_view what,
+                                                       absl::string_view magic = {});
 
 // This machine's physical memory in bytes (0 when unknown).
-uint64_t physical_memory_bytes();
+FX_API uint64_t physical_memory_bytes();
 
 }  // namespace fx
 

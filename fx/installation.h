@@ -30,6 +30,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "plugins/registry.h"
 
 namespace fx {
@@ -39,29 +40,29 @@ inline constexpr char kPluginPathVariable[] = "FX_PLUGIN_PATH";
 
 // The directory of the running program's executable (/proc/self/exe), links
 // followed.
-std::string program_directory();
+FX_API std::string program_directory();
 
 // PROGRAM_DIRECTORY/../lib/fx/plugins, when it is a directory.
-std::optional<std::string> installed_plugin_directory();
+FX_API std::optional<std::string> installed_plugin_directory();
 
 // PROGRAM_DIRECTORY/../share/fx/models/resnet18.pt, when a CMake build made
 // it (FX_EXAMPLE_MODEL): the model fxrun traces without --model.
-std::optional<std::string> installed_example_model();
+FX_API std::optional<std::string> installed_example_model();
 
 // FX_PLUGIN_PATH's directories, in order.
-std::vector<std::string> plugin_path_directories();
+FX_API std::vector<std::string> plugin_path_directories();
 
 // The plugins (*.so) of `directory`, in name order; an error naming the
 // directory when it cannot be read.
-absl::StatusOr<std::vector<std::string>> plugins_in(const std::string& directory);
+FX_API absl::StatusOr<std::vector<std::string>> plugins_in(const std::string& directory);
 
 // Loads the plugins of `directory` into `registry`.
-absl::Status load_plugin_directory(const std::string& directory, Registry& registry);
+FX_API absl::Status load_plugin_directory(const std::string& directory, Registry& registry);
 
 // Loads the installation's plugins (installed_plugin_directory), then
 // FX_PLUGIN_PATH's. Without an installation beside the program, only
 // FX_PLUGIN_PATH's.
-absl::Status load_installed_plugins(Registry& registry);
+FX_API absl::Status load_installed_plugins(Registry& registry);
 
 }  // namespace fx
 

@@ -54,6 +54,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "core/graph.h"
 #include "passes/pass_manager.h"
 #include "runtime/graph_module.h"
@@ -66,7 +67,7 @@ enum class ModelFormat {
   kExportedProgram,  // a .pt2: torch.export.save of an exported program
 };
 
-class Model {
+class FX_API Model {
  public:
   static absl::StatusOr<Model> load(const std::string& path);
   // With a tracer of the caller's (its options and extensions); its
@@ -107,7 +108,7 @@ class Model {
 
 // For a program's main(): writes "error: <message>" (the status's message)
 // to standard error and returns 1, the exit status.
-int report(const absl::Status& status);
+FX_API int report(const absl::Status& status);
 
 }  // namespace fx
 

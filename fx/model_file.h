@@ -29,36 +29,37 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "exported_program/archive.h"
 
 namespace fx {
 
 // The first non-empty line of a libtorch message, trimmed.
-std::string first_line_of(const std::string& message);
+FX_API std::string first_line_of(const std::string& message);
 
 // How messages name what the user gave: fxrun's flags, or the library's calls.
-struct ModelFileNames {
+struct FX_API ModelFileNames {
   std::string model = "model";  // the model's path ("--model")
   // How to load an operator library ("--op-library=PATH").
   std::string op_library = "fx::load_operator_library(PATH)";
 };
 
-absl::StatusOr<torch::jit::Module> load_model(const std::string& path,
-                                              const ModelFileNames& names = {});
+FX_API absl::StatusOr<torch::jit::Module> load_model(const std::string& path,
+                                                     const ModelFileNames& names = {});
 
 // A model file of either kind: exactly one of the two is set.
-struct ModelFile {
+struct FX_API ModelFile {
   std::optional<torch::jit::Module> torchscript;
   std::optional<exported::LoadedProgram> program;
 };
-absl::StatusOr<ModelFile> load_model_file(const std::string& path,
-                                          const ModelFileNames& names = {});
+FX_API absl::StatusOr<ModelFile> load_model_file(const std::string& path,
+                                                 const ModelFileNames& names = {});
 
 // Loads a shared library that registers custom operators (TORCH_LIBRARY), so
 // that models calling them load.
 // `flag` names the path in messages ("--op-library").
-absl::Status load_operator_library(const std::string& path,
-                                   absl::string_view flag = "operator library");
+FX_API absl::Status load_operator_library(const std::string& path,
+                                          absl::string_view flag = "operator library");
 
 }  // namespace fx
 

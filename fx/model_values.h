@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "core/graph.h"
 #include "exported_program/archive.h"
 
@@ -31,25 +32,26 @@ namespace fx {
 // An error when the program has none, its own cannot be read (saying why),
 // or they do not fit the placeholders; each ends with `remedy`, what the
 // caller can do instead.
-absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
+FX_API absl::StatusOr<std::vector<c10::IValue>> program_example_inputs(
     const exported::LoadedProgram& program, const Graph& graph, const c10::Device& device,
     absl::string_view remedy = "call the model on inputs of your own");
 
 // `values` with every tensor in them (in tuples, lists, dicts too) on `device`.
-std::vector<c10::IValue> to_device(const std::vector<c10::IValue>& values, const c10::Device& device);
+FX_API std::vector<c10::IValue> to_device(const std::vector<c10::IValue>& values,
+                                          const c10::Device& device);
 
 // The tensor leaves of a value, named by their position ("0", "1.2", dict
 // keys by name), appended to `out`.
-void flatten_tensors(const c10::IValue& v, const std::string& name,
-                     std::vector<std::pair<std::string, at::Tensor>>& out);
+FX_API void flatten_tensors(const c10::IValue& v, const std::string& name,
+                            std::vector<std::pair<std::string, at::Tensor>>& out);
 
 // "float[1, 1000]".
-std::string describe_tensor(const at::Tensor& t);
+FX_API std::string describe_tensor(const at::Tensor& t);
 
 // One line per tensor of `outputs` (flattened through tuples, lists and
 // dicts): its position, dtype, sizes and checksums, as fxrun prints them:
 // "output 0: float[1, 1000] sum -1.23, mean |x| 0.456".
-std::string describe_outputs(const c10::IValue& outputs);
+FX_API std::string describe_outputs(const c10::IValue& outputs);
 
 }  // namespace fx
 

@@ -28,12 +28,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/export.h"
 
 namespace fx {
 
 class RemovedOnSignal;
 
-class OutputFile {
+class FX_API OutputFile {
  public:
   // `flag` names the output in messages ("--output", "--save"). A symbolic
   // link is followed: the file it names is replaced, not the link. A path
@@ -73,7 +74,7 @@ class OutputFile {
 // Writes every file in full, then replaces the targets: when a file cannot
 // be written (a full disk, a file-size limit) no target is replaced, and the
 // error names that file.
-absl::Status commit_all(const std::vector<OutputFile*>& files);
+FX_API absl::Status commit_all(const std::vector<OutputFile*>& files);
 
 // A path removed if SIGINT or SIGTERM ends the process while this object
 // lives. The handler, installed with the first object (an ignored signal
@@ -82,7 +83,7 @@ absl::Status commit_all(const std::vector<OutputFile*>& files);
 // disposition and raises the signal again, so that the process ends as the
 // signal would have ended it. At most 16 paths at once; beyond that,
 // registered() is false and the path is not removed.
-class RemovedOnSignal {
+class FX_API RemovedOnSignal {
  public:
   explicit RemovedOnSignal(const std::string& path);
   ~RemovedOnSignal();
@@ -96,7 +97,7 @@ class RemovedOnSignal {
 
 // True when both paths exist and name the same file (same device and inode,
 // symbolic links followed).
-bool same_file(const std::string& a, const std::string& b);
+FX_API bool same_file(const std::string& a, const std::string& b);
 
 }  // namespace fx
 

@@ -42,6 +42,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "plugins/pass.h"
 #include "plugins/pipeline_text.h"
 #include "plugins/registry.h"
@@ -49,7 +50,7 @@
 
 namespace fx {
 
-struct PassManagerOptions {
+struct FX_API PassManagerOptions {
   bool verify_each = true;
   bool time_passes = false;
   std::vector<std::string> print_after;
@@ -65,7 +66,7 @@ struct PassManagerOptions {
   std::string time_limit_hint = "PassManagerOptions::pass_time_limit";
 };
 
-class PassManager {
+class FX_API PassManager {
  public:
   // Parses `pipeline` and makes its passes from `registry`.
   static absl::StatusOr<PassManager> create(absl::string_view pipeline, const Registry& registry,

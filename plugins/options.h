@@ -47,6 +47,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 
@@ -55,7 +56,7 @@ namespace fx {
 using OptionValues = std::vector<std::pair<std::string, std::string>>;
 
 // What a pass or extension tells about one option (for listings and checks).
-struct OptionSpec {
+struct FX_API OptionSpec {
   std::string name;
   std::string description;
   std::string type;           // "bool", "int", "float", "string", "list", or "warn|fail"
@@ -64,7 +65,7 @@ struct OptionSpec {
 
 class OptionSet;
 
-class OptionBase {
+class FX_API OptionBase {
  public:
   OptionBase(const OptionBase&) = delete;
   OptionBase& operator=(const OptionBase&) = delete;
@@ -93,9 +94,10 @@ class OptionBase {
 };
 
 // An option of type T: bool, int64_t, double or std::string (see the file
-// comment); ListOption for lists.
+// comment); ListOption for lists. FX_API although a template: its members are
+// defined in the FX library, for the types instantiated there (below).
 template <typename T>
-class Option : public OptionBase {
+class FX_API Option : public OptionBase {
  public:
   Option(OptionSet& owner, std::string name, std::string description, T default_value = T(),
          std::vector<std::string> choices = {})
@@ -137,7 +139,7 @@ extern template class Option<std::vector<std::string>>;
 
 // The options of one pass or extension. Derive from it (Pass does) and declare
 // Options as members.
-class OptionSet {
+class FX_API OptionSet {
  public:
   OptionSet() = default;
   OptionSet(const OptionSet&) = delete;

@@ -51,6 +51,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "plugins/options.h"
 #include "runtime/graph_module.h"
 
@@ -59,7 +60,7 @@ namespace fx {
 class Registry;  // plugins/registry.h
 
 // What a running pass may use besides the module.
-class PassContext {
+class FX_API PassContext {
  public:
   explicit PassContext(const Registry& registry) : registry_(registry) {}
   // The registry the pass was found in (extension tables live there).
@@ -87,7 +88,7 @@ class PassContext {
 };
 
 // A pass; its options are Option members (the Pass is their OptionSet).
-class Pass : public OptionSet {
+class FX_API Pass : public OptionSet {
  public:
   virtual absl::Status run(GraphModule& module, PassContext& context) = 0;
 };
@@ -97,8 +98,8 @@ class Pass : public OptionSet {
 // Fails with `step`'s error, or with ResourceExhausted when the module still
 // changed on the last allowed run. The pass manager's `fixpoint(...)` groups
 // and passes that iterate (inline{recurse=true}) use it.
-absl::StatusOr<int> run_to_fixed_point(GraphModule& module, int max_iterations,
-                                       absl::FunctionRef<absl::Status()> step);
+FX_API absl::StatusOr<int> run_to_fixed_point(GraphModule& module, int max_iterations,
+                                              absl::FunctionRef<absl::Status()> step);
 
 }  // namespace fx
 

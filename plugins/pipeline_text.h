@@ -24,11 +24,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "plugins/options.h"
 
 namespace fx {
 
-struct PipelineElement {
+struct FX_API PipelineElement {
   std::string name;
   OptionValues options;
   // The elements in parentheses after the name, if any.
@@ -37,12 +38,12 @@ struct PipelineElement {
   size_t position = 0;  // where the name starts in the text, for messages
 };
 
-absl::StatusOr<std::vector<PipelineElement>> parse_pipeline(absl::string_view text);
+FX_API absl::StatusOr<std::vector<PipelineElement>> parse_pipeline(absl::string_view text);
 
 // True when `name` can be written in pipeline text as a pass, tracer
 // extension or option name: letters, digits, '_', '-' and '.', at least one.
-bool is_pipeline_name(absl::string_view name);
-std::string print_pipeline(const std::vector<PipelineElement>& pipeline);
+FX_API bool is_pipeline_name(absl::string_view name);
+FX_API std::string print_pipeline(const std::vector<PipelineElement>& pipeline);
 
 }  // namespace fx
 

@@ -44,6 +44,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "core/export.h"
 #include "plugins/registry.h"
 #include "tracer/tracer.h"
 
@@ -51,9 +52,9 @@ namespace fx {
 
 // Installs the crash report for the process (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
 // SIGABRT), with `program` in front of its line. Idempotent.
-void install_crash_report(absl::string_view program);
+FX_API void install_crash_report(absl::string_view program);
 
-class PluginActivity {
+class FX_API PluginActivity {
  public:
   // Marks `plugin` as doing `what` ("running pass 'dce'") until destroyed.
   PluginActivity(const PluginRecord& plugin, absl::string_view what);
@@ -78,27 +79,26 @@ class PluginActivity {
 };
 
 // How a plugin is named in messages: "'x' (/path/libx.so)", "'x' (built in)".
-std::string describe_plugin(const PluginRecord& plugin);
+FX_API std::string describe_plugin(const PluginRecord& plugin);
 
 // Runs plugin code `fn` as `plugin` doing `what`; see the file comment.
-absl::Status call_plugin(const PluginRecord& plugin, absl::string_view what,
-                         absl::FunctionRef<absl::Status()> fn);
+FX_API absl::Status call_plugin(const PluginRecord& plugin, absl::string_view what,
+                                absl::FunctionRef<absl::Status()> fn);
 
 // call_plugin, and the process ended should `fn` not return within `limit`
 // (absl::InfiniteDuration(): no bound); `how_to_change` ends the line
 // ("--pass-timeout sets the limit"). Calls on one thread at a time.
-absl::Status call_plugin_within(const PluginRecord& plugin, absl::string_view what,
-                                absl::Duration limit, absl::string_view how_to_change,
-                                absl::FunctionRef<absl::Status()> fn);
+FX_API absl::Status call_plugin_within(const PluginRecord& plugin, absl::string_view what,
+                                       absl::Duration limit, absl::string_view how_to_change,
+                                       absl::FunctionRef<absl::Status()> fn);
 
 // `extension` (made by `plugin`'s factory for tracer extension `name`) with
 // every hook run as plugin code. Hooks that return a Status (call_module,
 // end_trace) turn an exception into one; the others rethrow it as a
 // std::runtime_error whose what() names the plugin, the extension and the
 // hook, which the host catches around Tracer::trace.
-std::shared_ptr<TracerExtension> guard_tracer_extension(std::shared_ptr<TracerExtension> extension,
-                                                        const PluginRecord& plugin,
-                                                        absl::string_view name);
+FX_API std::shared_ptr<TracerExtension> guard_tracer_extension(
+    std::shared_ptr<TracerExtension> extension, const PluginRecord& plugin, absl::string_view name);
 
 }  // namespace fx
 

@@ -26,20 +26,21 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "plugins/registry.h"
 
 namespace fx {
 
 // Loads the plugin at `path` and commits its registrations to `registry`.
-absl::StatusOr<PluginRecord> load_plugin(const std::string& path,
-                                         Registry& registry = Registry::global());
+FX_API absl::StatusOr<PluginRecord> load_plugin(const std::string& path,
+                                                Registry& registry = Registry::global());
 
 // Checks, before dlopen maps it, that the ELF shared library at `path` holds
 // everything its headers describe: dlopen maps the segments a cut-short file
 // lacks and dies of SIGBUS touching them. `what` names the file in messages
 // ("plugin", "--op-library"). A file that is not 64-bit ELF passes (dlopen
 // says what it is not).
-absl::Status check_shared_library_size(const std::string& path, absl::string_view what);
+FX_API absl::Status check_shared_library_size(const std::string& path, absl::string_view what);
 
 }  // namespace fx
 

@@ -42,6 +42,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "core/export.h"
 #include "plugins/options.h"
 #include "plugins/pass.h"
 #include "plugins/pipeline_text.h"
@@ -56,30 +57,30 @@ using TracerExtensionFactory =
     std::function<absl::StatusOr<std::shared_ptr<TracerExtension>>(const OptionValues&)>;
 
 // Where a registration came from.
-struct PluginRecord {
+struct FX_API PluginRecord {
   std::string name;     // the plugin's name (FxPluginInfo::name)
   std::string version;  // the plugin's version
   std::string path;     // the file it was loaded from ("" when built in)
 };
 
-struct ComponentInfo {
+struct FX_API ComponentInfo {
   std::string name;
   std::string description;  // one line
   std::vector<OptionSpec> options;
   PluginRecord plugin;
 };
 
-struct PassInfo : ComponentInfo {
+struct FX_API PassInfo : ComponentInfo {
   PassFactory factory;
 };
 
-struct TracerExtensionInfo : ComponentInfo {
+struct FX_API TracerExtensionInfo : ComponentInfo {
   TracerExtensionFactory factory;
 };
 
 // What a plugin's registration callback receives. Registrations are staged
 // here and committed by the loader.
-class PluginRegistrar {
+class FX_API PluginRegistrar {
  public:
   explicit PluginRegistrar(PluginRecord plugin) : plugin_(std::move(plugin)) {}
 
@@ -132,7 +133,7 @@ class PluginRegistrar {
   std::vector<std::pair<std::string, std::pair<std::string, std::string>>> table_entries_;
 };
 
-class Registry {
+class FX_API Registry {
  public:
   Registry() = default;
   Registry(const Registry&) = delete;
@@ -191,8 +192,8 @@ class Registry {
 // Checks `element`'s option names against `specs`: an unknown option names the
 // closest and the valid ones; an option given twice is an error. `kind` is
 // "pass" or "tracer extension".
-absl::Status check_option_names(absl::string_view kind, const PipelineElement& element,
-                                const std::vector<OptionSpec>& specs);
+FX_API absl::Status check_option_names(absl::string_view kind, const PipelineElement& element,
+                                       const std::vector<OptionSpec>& specs);
 
 }  // namespace fx
 

@@ -18,13 +18,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 
-absl::StatusOr<c10::Device> parse_device(absl::string_view text);
+FX_API absl::StatusOr<c10::Device> parse_device(absl::string_view text);
 
 // Fails, saying why and what to do, when `device` cannot be used here.
-absl::Status check_device_available(const c10::Device& device);
+FX_API absl::Status check_device_available(const c10::Device& device);
 
 }  // namespace fx
 

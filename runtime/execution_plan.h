@@ -72,11 +72,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
 
-struct PlanOptions {
+struct FX_API PlanOptions {
   c10::Device device = c10::Device(c10::kCPU);
   // Run under c10::InferenceMode (no autograd bookkeeping).
   bool inference_mode = true;
@@ -94,7 +95,7 @@ struct PlanOptions {
 };
 
 // What compiling one input signature produced.
-struct PlanStats {
+struct FX_API PlanStats {
   size_t steps = 0;
   // Operator steps on the fast path (stack prebuilt); of them, those writing
   // through an `.out` overload into the arena.
@@ -121,7 +122,7 @@ struct PlanStats {
 
 class InputConstraints;
 
-class ExecutionPlan {
+class FX_API ExecutionPlan {
  public:
   // What one thread's runs reuse: value slots, the operator stack, and the
   // arena with the tensors planned in it. Opaque; made by make_state().

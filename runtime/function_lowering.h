@@ -36,13 +36,14 @@
 
 #include <cstddef>
 
+#include "core/export.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
 
 // Lowers every leaf-function call of `gm`'s graph that can be (see above);
 // returns how many. Never fails: a call that cannot be lowered stays a call.
-size_t lower_leaf_functions(GraphModule& gm);
+FX_API size_t lower_leaf_functions(GraphModule& gm);
 
 }  // namespace fx
 

@@ -41,6 +41,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "core/graph.h"
 
 namespace fx {
@@ -49,9 +50,9 @@ class ExecutionPlan;
 
 // A new TorchScript module with no attributes or methods, of class
 // `__torch__.fx.<class_name>`: the root of a GraphModule built from scratch.
-torch::jit::Module empty_module(const std::string& class_name);
+FX_API torch::jit::Module empty_module(const std::string& class_name);
 
-class GraphModule {
+class FX_API GraphModule {
  public:
   // `root` owns the state `graph` refers to. `class_name` names the module in
   // printouts (torch.fx's `class_name` argument).

@@ -42,13 +42,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "core/graph.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_binding.h"
 
 namespace fx {
 
-class Interpreter {
+class FX_API Interpreter {
  public:
   // `module` must outlive the interpreter. The execution plan is built at the
   // first run and rebuilt when the graph changes.

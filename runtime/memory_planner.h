@@ -30,21 +30,23 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/export.h"
+
 namespace fx {
 
-struct PlannedTensor {
+struct FX_API PlannedTensor {
   size_t bytes = 0;
   int first = 0;  // the step that writes it
   int last = 0;   // the last step that reads it (or an alias of it)
 };
 
-struct ArenaLayout {
+struct FX_API ArenaLayout {
   std::vector<size_t> offsets;  // one per PlannedTensor, in the input's order
   size_t arena_bytes = 0;
   size_t total_bytes = 0;       // the sum of all tensors' sizes: what no sharing would need
 };
 
-ArenaLayout plan_arena(const std::vector<PlannedTensor>& tensors, size_t alignment = 64);
+FX_API ArenaLayout plan_arena(const std::vector<PlannedTensor>& tensors, size_t alignment = 64);
 
 }  // namespace fx
 

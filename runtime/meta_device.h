@@ -65,14 +65,16 @@
 #include <ATen/core/ivalue.h>
 #include <torch/csrc/jit/api/module.h>
 
+#include "core/export.h"
+
 namespace fx {
 
-void ensure_meta_kernels();
+FX_API void ensure_meta_kernels();
 
-c10::IValue to_meta(const c10::IValue& value);
-c10::IValue state_to_meta(const c10::IValue& value);
+FX_API c10::IValue to_meta(const c10::IValue& value);
+FX_API c10::IValue state_to_meta(const c10::IValue& value);
 
-torch::jit::Module module_on_meta(const torch::jit::Module& module);
+FX_API torch::jit::Module module_on_meta(const torch::jit::Module& module);
 
 }  // namespace fx
 

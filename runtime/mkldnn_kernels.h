@@ -28,6 +28,8 @@
 
 #include <cstdint>
 
+#include "core/export.h"
+
 namespace fx {
 
 // A multiple of every channel block oneDNN uses for float32 (8, 16).
@@ -36,7 +38,7 @@ inline constexpr int kMkldnnChannelBlock = 16;
 // Whether fx_mkldnn::hardtanh(_) takes tensors of `channels` channels: any
 // from libtorch 2.0 on (its kernel clips the padding too, checked on 2.6 and
 // 2.14), multiples of kMkldnnChannelBlock before.
-bool mkldnn_hardtanh_takes_channels(int64_t channels);
+FX_API bool mkldnn_hardtanh_takes_channels(int64_t channels);
 
 // The names the kernels are registered under.
 inline constexpr char kMkldnnHardtanh[] = "fx_mkldnn::hardtanh";

@@ -33,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "core/node.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_binding.h"
@@ -59,25 +60,25 @@ enum class Builtin {
 };
 
 // The builtin `target` names, or kNone.
-Builtin builtin_for(absl::string_view target);
+FX_API Builtin builtin_for(absl::string_view target);
 
 // For an operator target the runtime runs as a builtin
 // (aten::_assert_tensor_metadata), its schema as libtorch 2.x declares it,
 // whatever this libtorch's says: the .pt2 reader and writer name its
 // arguments by it. nullptr for any other target.
-const c10::FunctionSchema* builtin_schema(absl::string_view target);
+FX_API const c10::FunctionSchema* builtin_schema(absl::string_view target);
 
 // Runs a builtin on evaluated arguments; only kAssertTensorMetadata takes
 // keyword arguments.
-absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
-                                        std::vector<c10::IValue>& args,
-                                        const IValueKwargs& kwargs = {});
+FX_API absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
+                                               std::vector<c10::IValue>& args,
+                                               const IValueKwargs& kwargs = {});
 
 // A Python number as the 0-dim "wrapped number" tensor torch makes of it.
-c10::IValue wrap_number(const c10::IValue& number);
+FX_API c10::IValue wrap_number(const c10::IValue& number);
 
 // "node 'add_1' (aten::add.Tensor): <message>".
-absl::Status node_error(const Node& node, absl::string_view message);
+FX_API absl::Status node_error(const Node& node, absl::string_view message);
 
 // TorchScript checks a call's values against the declared types exactly: a
 // list a caller gave or the graph built (List[Any]) is no `List[Tensor]`.
@@ -85,16 +86,17 @@ absl::Status node_error(const Node& node, absl::string_view message);
 // declares where Python would accept them there (coerce_to_type); what does
 // not fit is left for TorchScript to refuse. `first` is the schema parameter
 // `args[0]` fills (1 past a method's self). Returns the kwargs, typed.
-torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t first,
-                                    std::vector<c10::IValue>& args, const IValueKwargs& kwargs = {});
+FX_API torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t first,
+                                           std::vector<c10::IValue>& args,
+                                           const IValueKwargs& kwargs = {});
 
 // Checks a caller's input against a placeholder's TorchScript type, when the
 // tracer recorded one (meta `_torchscript_type`) or the node is annotated
 // `torch.Tensor`. `index` is the input's position, for the message.
-absl::Status check_input_type(const Node& node, size_t index, const c10::IValue& value);
+FX_API absl::Status check_input_type(const Node& node, size_t index, const c10::IValue& value);
 
 // What a node's target is, as far as it can be known without argument values.
-struct NodeTarget {
+struct FX_API NodeTarget {
   Builtin builtin = Builtin::kNone;
   // An `ns::op.overload` target: its operator.
   bool exact = false;
@@ -116,32 +118,31 @@ struct NodeTarget {
 };
 
 // Looks up `node`'s target in `gm`. Errors name the node and what is missing.
-absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node);
+FX_API absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node);
 
 // Compiles the plan of a call_module node's graph submodule, when it calls
 // one, into `target.graph_module_plan`. Errors name the node.
-absl::Status compile_graph_submodule(const Node& node, NodeTarget& target,
-                                     const PlanOptions& options);
+FX_API absl::Status compile_graph_submodule(const Node& node, NodeTarget& target,
+                                            const PlanOptions& options);
 
 // Runs a graph submodule's plan on a call_module node's arguments (no
 // keyword arguments: a GraphModule's inputs are positional).
-absl::StatusOr<c10::IValue> call_graph_module(const Node& node, const ExecutionPlan& plan,
-                                              std::vector<c10::IValue> args,
-                                              const IValueKwargs& kwargs);
+FX_API absl::StatusOr<c10::IValue> call_graph_module(const Node& node, const ExecutionPlan& plan,
+                                                     std::vector<c10::IValue> args,
+                                                     const IValueKwargs& kwargs);
 
 // The TorchScript overload of a leaf function, or of a submodule's forward,
 // that accepts these arguments.
-absl::StatusOr<torch::jit::Function*> choose_function(
+FX_API absl::StatusOr<torch::jit::Function*> choose_function(
     const Node& node, const std::vector<torch::jit::Function*>& overloads,
     const std::vector<c10::IValue>& args, const IValueKwargs& kwargs);
-absl::StatusOr<torch::jit::Method> choose_method(const Node& node,
-                                                 const std::vector<torch::jit::Method>& overloads,
-                                                 const std::vector<c10::IValue>& args,
-                                                 const IValueKwargs& kwargs);
+FX_API absl::StatusOr<torch::jit::Method> choose_method(
+    const Node& node, const std::vector<torch::jit::Method>& overloads,
+    const std::vector<c10::IValue>& args, const IValueKwargs& kwargs);
 
 // An operator chosen for a call_function or call_method node, and how the
 // node's arguments map onto it.
-struct ResolvedCall {
+struct FX_API ResolvedCall {
   BoundOperator op;
   bool swap_operands = false;  // `2 + x` runs as add(x, 2)
   bool wrap_first = false;     // `2 - x` runs as sub(tensor(2), x)
@@ -153,33 +154,36 @@ struct ResolvedCall {
 };
 
 // The operator a Python-level target means for these argument values.
-absl::StatusOr<ResolvedCall> resolve_call(const Node& node, const std::vector<c10::IValue>& args,
-                                          const IValueKwargs& kwargs);
+FX_API absl::StatusOr<ResolvedCall> resolve_call(const Node& node,
+                                                 const std::vector<c10::IValue>& args,
+                                                 const IValueKwargs& kwargs);
 
 // Whether a number passed to `param` is wrapped when `call.wrap_numbers`.
-bool takes_wrapped_number(const c10::Argument& param);
+FX_API bool takes_wrapped_number(const c10::Argument& param);
 
 // `args` rearranged as `call` says (operands swapped, a number wrapped).
-void adjust_arguments(const ResolvedCall& call, std::vector<c10::IValue>& args);
+FX_API void adjust_arguments(const ResolvedCall& call, std::vector<c10::IValue>& args);
 
 // The node's value from an operator's stack after it ran: its one return, a
 // tuple of several, or None.
-c10::IValue take_returns(const c10::FunctionSchema& schema, torch::jit::Stack& stack);
+FX_API c10::IValue take_returns(const c10::FunctionSchema& schema, torch::jit::Stack& stack);
 
 // Binds and runs `call` on the arguments; the node's value. `called_with`,
 // when given, receives the operator's stack (schema order) as it was passed.
-absl::StatusOr<c10::IValue> call_operator(const Node& node, const ResolvedCall& call,
-                                          std::vector<c10::IValue> args,
-                                          const IValueKwargs& kwargs,
-                                          torch::jit::Stack* called_with = nullptr);
+FX_API absl::StatusOr<c10::IValue> call_operator(const Node& node, const ResolvedCall& call,
+                                                 std::vector<c10::IValue> args,
+                                                 const IValueKwargs& kwargs,
+                                                 torch::jit::Stack* called_with = nullptr);
 
 // Runs a TorchScript function or method, turning exceptions into node errors.
-absl::StatusOr<c10::IValue> call_function_body(const Node& node, torch::jit::Function& function,
-                                               std::vector<c10::IValue> args,
-                                               const IValueKwargs& kwargs);
-absl::StatusOr<c10::IValue> call_method_body(const Node& node, const torch::jit::Method& method,
-                                             std::vector<c10::IValue> args,
-                                             const IValueKwargs& kwargs);
+FX_API absl::StatusOr<c10::IValue> call_function_body(const Node& node,
+                                                      torch::jit::Function& function,
+                                                      std::vector<c10::IValue> args,
+                                                      const IValueKwargs& kwargs);
+FX_API absl::StatusOr<c10::IValue> call_method_body(const Node& node,
+                                                    const torch::jit::Method& method,
+                                                    std::vector<c10::IValue> args,
+                                                    const IValueKwargs& kwargs);
 
 }  // namespace fx
 

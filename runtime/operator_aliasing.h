@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 
@@ -27,11 +28,11 @@ namespace fx {
 // Found by calling every operator of libtorch 1.13 whose schema returns a
 // tensor without an alias annotation on varied inputs and comparing storages
 // (the list in the .cc), and by reading the composite implementations.
-bool may_share_an_input(absl::string_view name);
+FX_API bool may_share_an_input(absl::string_view name);
 
 // Union-find over value indices 0..n-1: the classes of values that may share
 // storage (the plan's in-place specialisation and cse both build them).
-class AliasClasses {
+class FX_API AliasClasses {
  public:
   explicit AliasClasses(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
   // The representative of i's class (path halving).

@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace torch {
 namespace jit {
@@ -35,7 +36,7 @@ namespace fx {
 using IValueKwargs = std::vector<std::pair<std::string, c10::IValue>>;
 
 // A resolved operator: its schema and how to call it.
-struct BoundOperator {
+struct FX_API BoundOperator {
   std::shared_ptr<torch::jit::Operator> op;
   const c10::FunctionSchema* schema = nullptr;
   // Runs the operator on a stack of schema-ordered arguments; leaves the returns.
@@ -46,39 +47,39 @@ struct BoundOperator {
 
 // The qualified name of a schema's operator with its overload, as graphs spell
 // call_function targets: "aten::add.Tensor", "aten::relu" (default overload).
-std::string operator_name(const c10::FunctionSchema& schema);
+FX_API std::string operator_name(const c10::FunctionSchema& schema);
 
 // The operator named exactly `qualified_name` ("aten::add.Tensor", "aten::relu").
 // Fails when this libtorch has no such operator.
-absl::StatusOr<BoundOperator> find_operator(absl::string_view qualified_name);
+FX_API absl::StatusOr<BoundOperator> find_operator(absl::string_view qualified_name);
 
 // All overloads of `qualified_name_without_overload` ("aten::add").
-std::vector<BoundOperator> find_overloads(absl::string_view qualified_name_without_overload);
+FX_API std::vector<BoundOperator> find_overloads(absl::string_view qualified_name_without_overload);
 
 // Where each schema parameter takes its value from, given a call's number of
 // positional arguments and its keyword names (the rules bind_arguments
 // applies): a positional argument, a keyword argument, the default, or the
 // positional arguments [index, end) packed into a list (`x.permute(0, 2, 1)`).
-struct ParamBinding {
+struct FX_API ParamBinding {
   enum Kind { kPositional, kKeyword, kDefault, kPacked };
   Kind kind = kDefault;
   size_t index = 0;  // kPositional, kPacked: first positional; kKeyword: keyword position
   size_t end = 0;    // kPacked: one past the last positional
 };
-absl::StatusOr<std::vector<ParamBinding>> bind_positions(const c10::FunctionSchema& schema,
-                                                         size_t num_args,
-                                                         const std::vector<std::string>& kwarg_names);
+FX_API absl::StatusOr<std::vector<ParamBinding>> bind_positions(
+    const c10::FunctionSchema& schema, size_t num_args,
+    const std::vector<std::string>& kwarg_names);
 
 // Binds `args` and `kwargs` to `schema`: a stack in schema order, with defaults
 // and coercions applied. The error names the argument that does not fit.
-absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& schema,
-                                                 std::vector<c10::IValue> args,
-                                                 const IValueKwargs& kwargs);
+FX_API absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& schema,
+                                                        std::vector<c10::IValue> args,
+                                                        const IValueKwargs& kwargs);
 
 // `value` as an IValue of `type` when Python would accept it there (see the
 // file comment); an error otherwise.
-absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr& type,
-                                           c10::optional<int32_t> list_size = c10::nullopt);
+FX_API absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr& type,
+                                                  c10::optional<int32_t> list_size = c10::nullopt);
 
 // The message of a libtorch exception without its C++ backtrace. The
 // dispatcher's report of an operator with no kernel for a backend (several
@@ -86,14 +87,14 @@ absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr
 // function called it) becomes one line: `libtorch has no kernel of
 // aten::roll for the Meta backend`; so does libtorch 2.x's report from the
 // Meta backend's fallback (which advises on torch.compile).
-std::string exception_message(const std::exception& e);
+FX_API std::string exception_message(const std::exception& e);
 
 // exception_message, and for an error raised inside TorchScript code (whose
 // message is "The following operation failed in the TorchScript
 // interpreter." and a traceback through the serialized and the original
 // code) the error itself: the traceback's last line ("RuntimeError: a leaf
 // Variable that requires grad is being used in an in-place operation.").
-std::string script_error_message(const std::exception& e);
+FX_API std::string script_error_message(const std::exception& e);
 
 }  // namespace fx
 

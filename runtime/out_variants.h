@@ -27,16 +27,17 @@
 
 #include <ATen/core/function_schema.h>
 
+#include "core/export.h"
 #include "runtime/operator_binding.h"
 
 namespace fx {
 
-std::optional<BoundOperator> find_out_variant(const c10::FunctionSchema& functional);
+FX_API std::optional<BoundOperator> find_out_variant(const c10::FunctionSchema& functional);
 
 // True when `schema` is functional as above: its one Tensor result is new,
 // by its schema (an implementation may still return an input: callers that
 // must know check the values).
-bool is_functional_schema(const c10::FunctionSchema& schema);
+FX_API bool is_functional_schema(const c10::FunctionSchema& schema);
 
 }  // namespace fx
 

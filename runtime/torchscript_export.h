@@ -46,19 +46,20 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
 
 // The TorchScript source of `gm`'s forward, as the exporter compiles it.
-std::string torchscript_source(const GraphModule& gm);
+FX_API std::string torchscript_source(const GraphModule& gm);
 
 // `gm` as a new TorchScript module (see above).
-absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm);
+FX_API absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm);
 
 // export_to_torchscript, then saved to `path` (torch.jit.save's format).
 // Errors name the node that cannot be exported, or the path and the reason.
-absl::Status save_torchscript(const GraphModule& gm, const std::string& path);
+FX_API absl::Status save_torchscript(const GraphModule& gm, const std::string& path);
 
 }  // namespace fx
 

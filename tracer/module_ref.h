@@ -20,6 +20,7 @@
 #include <torch/csrc/jit/api/module.h>
 
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 
@@ -27,14 +28,14 @@ namespace fx {
 // code with `__torch__` and renames a class or function it compiled twice to
 // `___torch_mangle_<n>.<name>`, so `__torch__.torchvision.models.x.___torch_mangle_3.f`
 // is `torchvision.models.x.f`.
-std::string python_qualified_name(absl::string_view torchscript_name);
+FX_API std::string python_qualified_name(absl::string_view torchscript_name);
 
 // The Python class of a TorchScript module type: `torch.nn.modules.conv.Conv2d`
 // for `__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d`.
-std::string python_type_name(const c10::ClassType& type);
+FX_API std::string python_type_name(const c10::ClassType& type);
 
 // Facts about a module class, computed once per TorchScript type.
-struct ModuleClass {
+struct FX_API ModuleClass {
   std::string type_name;   // torch.nn.modules.conv.Conv2d
   std::string class_name;  // Conv2d
   // Defined in torch.nn (or torch.ao.nn): torch.fx's default leaf rule.
@@ -44,10 +45,10 @@ struct ModuleClass {
 };
 
 // The facts about `type`.
-ModuleClass describe_module_class(const c10::ClassType& type);
+FX_API ModuleClass describe_module_class(const c10::ClassType& type);
 
 // What the tracer knows of one module object.
-struct ModuleInfo {
+struct FX_API ModuleInfo {
   torch::jit::Module module;
   std::string qualname;
   const ModuleClass* cls = nullptr;
@@ -56,9 +57,9 @@ struct ModuleInfo {
 
 // The facts about `type`, computed once per type for the life of the process
 // (the cache keeps the type alive). Thread-safe.
-const ModuleClass& module_class_of(const c10::ClassTypePtr& type);
+FX_API const ModuleClass& module_class_of(const c10::ClassTypePtr& type);
 
-class ModuleRef {
+class FX_API ModuleRef {
  public:
   explicit ModuleRef(const ModuleInfo* info) : info_(info) {}
 

@@ -40,12 +40,13 @@
 
 #include "absl/strings/string_view.h"
 #include "core/argument.h"
+#include "core/export.h"
 #include "core/graph.h"
 
 namespace fx {
 
 // What Proxies record through (torch.fx's TracerBase).
-class TracerBase {
+class FX_API TracerBase {
  public:
   virtual ~TracerBase() = default;
   // Records one operation and returns its node.
@@ -55,7 +56,7 @@ class TracerBase {
 
 // Records into an existing graph, at the graph's insertion point
 // (torch.fx's GraphAppendingTracer).
-class GraphAppendingTracer : public TracerBase {
+class FX_API GraphAppendingTracer : public TracerBase {
  public:
   explicit GraphAppendingTracer(Graph& graph) : graph_(graph) {}
   Node* create_proxy(Op op, absl::string_view target, Arguments args, Kwargs kwargs,
@@ -68,7 +69,7 @@ class GraphAppendingTracer : public TracerBase {
   Graph& graph_;
 };
 
-class Proxy {
+class FX_API Proxy {
  public:
   // A proxy for `node`'s value, recording through `tracer` (not owned).
   Proxy(Node* node, TracerBase* tracer) : node_(node), tracer_(tracer) {}
@@ -137,11 +138,11 @@ class Proxy {
 // Python mirrors: `py::lt(2, x)` is operator.gt(x, 2).
 namespace py {
 #define FX_PYTHON_BINARY(id, name, form, aten, reflected, mirror) \
-  Proxy id(const Proxy& a, const Proxy& b);                       \
-  Proxy id(const Proxy& a, Argument b);                           \
-  Proxy id(Argument a, const Proxy& b);
-#define FX_PYTHON_UNARY(id, name, form, aten) Proxy id(const Proxy& x);
-#define FX_PYTHON_INPLACE(id, name, form, aten) Proxy id(const Proxy& a, Argument b);
+  FX_API Proxy id(const Proxy& a, const Proxy& b);                \
+  FX_API Proxy id(const Proxy& a, Argument b);                    \
+  FX_API Proxy id(Argument a, const Proxy& b);
+#define FX_PYTHON_UNARY(id, name, form, aten) FX_API Proxy id(const Proxy& x);
+#define FX_PYTHON_INPLACE(id, name, form, aten) FX_API Proxy id(const Proxy& a, Argument b);
 #include "core/python_operators.def"
 }  // namespace py
 
@@ -195,29 +196,29 @@ FX_PROXY_DECLARE_COMPOUND(*, mul)
 FX_PROXY_DECLARE_COMPOUND(/, truediv)
 #undef FX_PROXY_DECLARE_COMPOUND
 
-#define FX_PROXY_DECLARE_UNARY(name) Proxy name(const Proxy& x);
+#define FX_PROXY_DECLARE_UNARY(name) FX_API Proxy name(const Proxy& x);
 FX_PROXY_UNARY_FUNCTIONS(FX_PROXY_DECLARE_UNARY)
 #undef FX_PROXY_DECLARE_UNARY
 
-Proxy matmul(const Proxy& a, const Proxy& b);
-Proxy mm(const Proxy& a, const Proxy& b);
-Proxy bmm(const Proxy& a, const Proxy& b);
-Proxy maximum(const Proxy& a, const Proxy& b);
-Proxy minimum(const Proxy& a, const Proxy& b);
-Proxy pow(const Proxy& x, Argument exponent);
-Proxy where(const Proxy& condition, const Proxy& a, const Proxy& b);
-Proxy cat(const std::vector<Proxy>& tensors, int64_t dim = 0);
-Proxy stack(const std::vector<Proxy>& tensors, int64_t dim = 0);
-Proxy sum(const Proxy& x);
-Proxy sum(const Proxy& x, int64_t dim, bool keepdim = false);
-Proxy mean(const Proxy& x);
-Proxy mean(const Proxy& x, int64_t dim, bool keepdim = false);
-Proxy topk(const Proxy& x, int64_t k);
-Proxy softmax(const Proxy& x, int64_t dim);
-Proxy log_softmax(const Proxy& x, int64_t dim);
-Proxy clamp(const Proxy& x, Argument min, Argument max = Argument());
-Proxy flatten(const Proxy& x, int64_t start_dim = 0, int64_t end_dim = -1);
-Proxy transpose(const Proxy& x, int64_t dim0, int64_t dim1);
+FX_API Proxy matmul(const Proxy& a, const Proxy& b);
+FX_API Proxy mm(const Proxy& a, const Proxy& b);
+FX_API Proxy bmm(const Proxy& a, const Proxy& b);
+FX_API Proxy maximum(const Proxy& a, const Proxy& b);
+FX_API Proxy minimum(const Proxy& a, const Proxy& b);
+FX_API Proxy pow(const Proxy& x, Argument exponent);
+FX_API Proxy where(const Proxy& condition, const Proxy& a, const Proxy& b);
+FX_API Proxy cat(const std::vector<Proxy>& tensors, int64_t dim = 0);
+FX_API Proxy stack(const std::vector<Proxy>& tensors, int64_t dim = 0);
+FX_API Proxy sum(const Proxy& x);
+FX_API Proxy sum(const Proxy& x, int64_t dim, bool keepdim = false);
+FX_API Proxy mean(const Proxy& x);
+FX_API Proxy mean(const Proxy& x, int64_t dim, bool keepdim = false);
+FX_API Proxy topk(const Proxy& x, int64_t k);
+FX_API Proxy softmax(const Proxy& x, int64_t dim);
+FX_API Proxy log_softmax(const Proxy& x, int64_t dim);
+FX_API Proxy clamp(const Proxy& x, Argument min, Argument max = Argument());
+FX_API Proxy flatten(const Proxy& x, int64_t start_dim = 0, int64_t end_dim = -1);
+FX_API Proxy transpose(const Proxy& x, int64_t dim0, int64_t dim1);
 
 }  // namespace fx
 

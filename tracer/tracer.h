@@ -86,6 +86,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/argument.h"
+#include "core/export.h"
 #include "core/graph.h"
 #include "runtime/graph_module.h"
 #include "tracer/module_ref.h"
@@ -113,7 +114,7 @@ using CreateProxyNext = CreateNodeNext;
 // One participant in a trace. Override any hook; call `next` to continue the
 // chain (eventually the default behaviour). Extensions are not shared between
 // concurrent traces.
-class TracerExtension {
+class FX_API TracerExtension {
  public:
   virtual ~TracerExtension() = default;
 
@@ -149,7 +150,7 @@ enum class AssertionMode {
   kDrop,  // ... or is left out
 };
 
-struct TraceOptions {
+struct FX_API TraceOptions {
   // Trace the module in training mode (default: eval mode, as for deployment).
   // The module is switched to that mode.
   bool training = false;
@@ -182,10 +183,10 @@ struct TraceOptions {
 // module's graph meta (kTraceOptionsKey) by Tracer::trace, and read back by
 // passes that trace bodies again (inline) so that they trace them the same
 // way. A module without them gets the defaults.
-void record_trace_options(const TraceOptions& options, GraphModule& gm);
-TraceOptions recorded_trace_options(const GraphModule& gm);
+FX_API void record_trace_options(const TraceOptions& options, GraphModule& gm);
+FX_API TraceOptions recorded_trace_options(const GraphModule& gm);
 
-class Tracer : public TracerBase {
+class FX_API Tracer : public TracerBase {
  public:
   Tracer();
   explicit Tracer(TraceOptions options);

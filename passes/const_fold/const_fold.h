@@ -45,13 +45,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
 
 namespace fx {
 
 // What fold_constants did.
-struct ConstFoldReport {
+struct FX_API ConstFoldReport {
   // The attributes made, in graph order of the nodes they replace.
   std::vector<std::string> attributes;
   // The nodes computed at fold time and removed, by name.
@@ -60,15 +61,15 @@ struct ConstFoldReport {
 
 // Folds the constant nodes of `module` (see the file comment). Errors name
 // the node whose computation failed.
-absl::StatusOr<ConstFoldReport> fold_constants(GraphModule& module);
+FX_API absl::StatusOr<ConstFoldReport> fold_constants(GraphModule& module);
 
-class ConstantFolding : public Pass {
+class FX_API ConstantFolding : public Pass {
  public:
   absl::Status run(GraphModule& module, PassContext& context) override;
 };
 
 // Registers pass "const_fold".
-void register_const_fold(PluginRegistrar& registrar);
+FX_API void register_const_fold(PluginRegistrar& registrar);
 
 }  // namespace fx
 

@@ -39,6 +39,7 @@
 
 #include <cstddef>
 
+#include "core/export.h"
 #include "core/graph.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
@@ -46,15 +47,15 @@
 namespace fx {
 
 // Merges identical pure nodes of `graph`; returns how many nodes went.
-size_t eliminate_common_subexpressions(Graph& graph);
+FX_API size_t eliminate_common_subexpressions(Graph& graph);
 
-class CommonSubexpressionElimination : public Pass {
+class FX_API CommonSubexpressionElimination : public Pass {
  public:
   absl::Status run(GraphModule& module, PassContext& context) override;
 };
 
 // Registers pass "cse".
-void register_cse(PluginRegistrar& registrar);
+FX_API void register_cse(PluginRegistrar& registrar);
 
 }  // namespace fx
 

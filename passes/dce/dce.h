@@ -11,12 +11,13 @@
 #ifndef FX_PASSES_DCE_DCE_H_
 #define FX_PASSES_DCE_DCE_H_
 
+#include "core/export.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
 
 namespace fx {
 
-class DeadCodeElimination : public Pass {
+class FX_API DeadCodeElimination : public Pass {
  public:
   Option<bool> submodules{
       *this, "submodules",
@@ -30,7 +31,7 @@ class DeadCodeElimination : public Pass {
 };
 
 // Registers pass "dce" (option `submodules`).
-void register_dce(PluginRegistrar& registrar);
+FX_API void register_dce(PluginRegistrar& registrar);
 
 }  // namespace fx
 

@@ -48,13 +48,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
 
 namespace fx {
 
 // What fold_batch_norms did.
-struct FoldBatchNormReport {
+struct FX_API FoldBatchNormReport {
   // The batch norm nodes folded away, by name, in graph order.
   std::vector<std::string> folded;
   // One line per batch norm left alone for another reason than training
@@ -65,15 +66,15 @@ struct FoldBatchNormReport {
 };
 
 // Folds every foldable batch norm of `module` (see the file comment).
-absl::StatusOr<FoldBatchNormReport> fold_batch_norms(GraphModule& module);
+FX_API absl::StatusOr<FoldBatchNormReport> fold_batch_norms(GraphModule& module);
 
-class FoldBatchNorm : public Pass {
+class FX_API FoldBatchNorm : public Pass {
  public:
   absl::Status run(GraphModule& module, PassContext& context) override;
 };
 
 // Registers pass "fold_bn".
-void register_fold_bn(PluginRegistrar& registrar);
+FX_API void register_fold_bn(PluginRegistrar& registrar);
 
 }  // namespace fx
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "core/export.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
 
@@ -34,7 +35,7 @@ namespace fx {
 
 class Node;
 
-class Inline : public Pass {
+class FX_API Inline : public Pass {
  public:
   ListOption modules{*this, "modules", "inline calls of these submodules (qualified names)"};
   ListOption types{*this, "types", "inline calls of modules of these classes (e.g. ReLU,BatchNorm2d)"};
@@ -59,7 +60,7 @@ class Inline : public Pass {
 };
 
 // Registers pass "inline".
-void register_inline(PluginRegistrar& registrar);
+FX_API void register_inline(PluginRegistrar& registrar);
 
 }  // namespace fx
 

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/export.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
 
@@ -35,13 +36,13 @@ namespace fx {
 
 inline constexpr char kInverseTable[] = "invert.inverses";
 
-class Invert : public Pass {
+class FX_API Invert : public Pass {
  public:
   absl::Status run(GraphModule& module, PassContext& context) override;
 };
 
 // Registers pass "invert" and the built-in inverse pairs.
-void register_invert(PluginRegistrar& registrar);
+FX_API void register_invert(PluginRegistrar& registrar);
 
 }  // namespace fx
 

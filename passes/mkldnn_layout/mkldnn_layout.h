@@ -89,13 +89,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
 
 namespace fx {
 
 // What plan_mkldnn_layout did.
-struct MkldnnLayoutReport {
+struct FX_API MkldnnLayoutReport {
   // The convolutions now run in oneDNN's layout, by node name, in graph order.
   std::vector<std::string> convolutions;
   // Regions kept, and the conversions added.
@@ -110,7 +111,7 @@ struct MkldnnLayoutReport {
   std::vector<std::string> left_strided;
 };
 
-struct MkldnnLayoutOptions {
+struct FX_API MkldnnLayoutOptions {
   // Converts every region, also those whose conversions outnumber their
   // convolutions (for tests, and for models measured to gain from it).
   bool every_region = false;
@@ -118,10 +119,10 @@ struct MkldnnLayoutOptions {
 
 // Plans oneDNN's layout for `module` (see the file comment). Fails, saying to
 // run shape_prop, when no node has tensor_meta.
-absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& module,
-                                                      const MkldnnLayoutOptions& options = {});
+FX_API absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(
+    GraphModule& module, const MkldnnLayoutOptions& options = {});
 
-class MkldnnLayout : public Pass {
+class FX_API MkldnnLayout : public Pass {
  public:
   Option<bool> every_region{*this, "every_region",
                             "convert every region, also where conversions outnumber convolutions",
@@ -130,7 +131,7 @@ class MkldnnLayout : public Pass {
 };
 
 // Registers pass "mkldnn_layout".
-void register_mkldnn_layout(PluginRegistrar& registrar);
+FX_API void register_mkldnn_layout(PluginRegistrar& registrar);
 
 }  // namespace fx
 

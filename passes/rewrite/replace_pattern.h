@@ -51,13 +51,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "core/graph.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
 
 // One match of a pattern in a graph (torch.fx's InternalMatch).
-struct PatternMatch {
+struct FX_API PatternMatch {
   // The graph node matched to the pattern's last output.
   Node* anchor = nullptr;
   // Pattern node -> graph node, placeholders included.
@@ -70,7 +71,7 @@ struct PatternMatch {
 
 // A match and what replaced it (torch.fx's ReplacedPatterns). The matched
 // nodes are erased from the graph once replaced (Node::erased()).
-struct ReplacedPattern {
+struct FX_API ReplacedPattern {
   Node* anchor = nullptr;
   NodeMap nodes_map;
   // The nodes the replacement added, in graph order (none when the
@@ -85,14 +86,13 @@ using MatchFilter =
 
 // The matches of `pattern` in `graph` that replace_pattern would replace, in
 // graph order of their anchors, without changing anything.
-absl::StatusOr<std::vector<PatternMatch>> find_pattern_matches(const Graph& graph,
-                                                               const Graph& pattern,
-                                                               const MatchFilter& filter = nullptr);
+FX_API absl::StatusOr<std::vector<PatternMatch>> find_pattern_matches(
+    const Graph& graph, const Graph& pattern, const MatchFilter& filter = nullptr);
 
 // Replaces every kept match of `pattern` in `graph` by `replacement`.
-absl::StatusOr<std::vector<ReplacedPattern>> replace_pattern(Graph& graph, const Graph& pattern,
-                                                             const Graph& replacement,
-                                                             const MatchFilter& filter = nullptr);
+FX_API absl::StatusOr<std::vector<ReplacedPattern>> replace_pattern(
+    Graph& graph, const Graph& pattern, const Graph& replacement,
+    const MatchFilter& filter = nullptr);
 inline absl::StatusOr<std::vector<ReplacedPattern>> replace_pattern(
     GraphModule& gm, const Graph& pattern, const Graph& replacement,
     const MatchFilter& filter = nullptr) {

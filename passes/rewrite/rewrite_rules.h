@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/export.h"
 #include "passes/rewrite/replace_pattern.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
@@ -32,7 +33,7 @@ namespace fx {
 
 // One way of rewriting: pattern graphs, each with its replacement (a rule may
 // need several spellings of the same idea), and a filter.
-struct RewriteRule {
+struct FX_API RewriteRule {
   std::string name;
   std::string description;
   std::vector<std::pair<GraphModule, GraphModule>> patterns;
@@ -40,19 +41,19 @@ struct RewriteRule {
 };
 
 // The rules shipped, in the order the pass applies them.
-const std::vector<RewriteRule>& builtin_rewrite_rules();
+FX_API const std::vector<RewriteRule>& builtin_rewrite_rules();
 
 // Applies `rule` to `graph`; returns the number of matches replaced.
-absl::StatusOr<size_t> apply_rewrite_rule(const RewriteRule& rule, Graph& graph);
+FX_API absl::StatusOr<size_t> apply_rewrite_rule(const RewriteRule& rule, Graph& graph);
 
-class RewritePass : public Pass {
+class FX_API RewritePass : public Pass {
  public:
   ListOption rules{*this, "rules", "the rewrite rules to apply, in order (default: all)"};
   absl::Status run(GraphModule& module, PassContext& context) override;
 };
 
 // Registers pass "rewrite".
-void register_rewrite(PluginRegistrar& registrar);
+FX_API void register_rewrite(PluginRegistrar& registrar);
 
 }  // namespace fx
 

@@ -89,6 +89,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "core/meta.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
@@ -98,12 +99,12 @@ namespace fx {
 
 enum class ShapePropDevice { kCpu, kMeta };
 
-struct ShapePropOptions {
+struct FX_API ShapePropOptions {
   ShapePropDevice device = ShapePropDevice::kCpu;
 };
 
 // How a propagation went.
-struct ShapePropReport {
+struct FX_API ShapePropReport {
   ShapePropDevice device = ShapePropDevice::kCpu;
   // With the meta device: the nodes that ran on real CPU tensors, in order.
   std::vector<std::string> fallback_nodes;
@@ -111,15 +112,15 @@ struct ShapePropReport {
 
 // Runs `module` on `example_inputs` (one per placeholder; trailing ones with a
 // default may be left out) and records meta["tensor_meta"] on its nodes.
-absl::StatusOr<ShapePropReport> propagate_shapes(GraphModule& module,
-                                                 const std::vector<c10::IValue>& example_inputs,
-                                                 const ShapePropOptions& options = {});
+FX_API absl::StatusOr<ShapePropReport> propagate_shapes(
+    GraphModule& module, const std::vector<c10::IValue>& example_inputs,
+    const ShapePropOptions& options = {});
 
 // torch.fx's TensorMetadata of one value (see above); None for a value that
 // holds no tensor.
-MetaValue tensor_meta_of(const c10::IValue& value);
+FX_API MetaValue tensor_meta_of(const c10::IValue& value);
 
-class ShapeProp : public Pass {
+class FX_API ShapeProp : public Pass {
  public:
   Option<std::string> device{*this, "device",
                              "cpu: run on real tensors; meta: shapes only, no data (falls back "
@@ -130,7 +131,7 @@ class ShapeProp : public Pass {
 };
 
 // Registers pass "shape_prop" (option `device`).
-void register_shape_prop(PluginRegistrar& registrar);
+FX_API void register_shape_prop(PluginRegistrar& registrar);
 
 }  // namespace fx
 

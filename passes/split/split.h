@@ -72,6 +72,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
 #include "runtime/graph_module.h"
@@ -80,7 +81,7 @@ namespace fx {
 
 enum class SplitCost { kParams, kTime };
 
-struct SplitOptions {
+struct FX_API SplitOptions {
   // Explicit cut points (module paths or node names), or...
   std::vector<std::string> points;
   // ...the number of stages to cut automatically (0: use `points`).
@@ -91,7 +92,7 @@ struct SplitOptions {
   const std::vector<c10::IValue>* example_inputs = nullptr;
 };
 
-struct SplitReport {
+struct FX_API SplitReport {
   int64_t stages = 0;
   // What the automatic cut balanced: "params", "time", "nodes" (a graph
   // without parameters), or "points" for explicit points.
@@ -108,14 +109,15 @@ struct SplitReport {
 using StageAssignment = std::vector<int>;
 
 // Splits `gm` in place (see above).
-absl::StatusOr<SplitReport> split_into_stages(GraphModule& gm, const SplitOptions& options);
+FX_API absl::StatusOr<SplitReport> split_into_stages(GraphModule& gm, const SplitOptions& options);
 
 // torch.fx's split_module for a given assignment (stages must be consecutive
 // runs in graph order, numbered 0..N-1 with none empty): the top module,
 // calling `submod_<i>`.
-absl::StatusOr<GraphModule> split_module(const GraphModule& gm, const StageAssignment& stage_of);
+FX_API absl::StatusOr<GraphModule> split_module(const GraphModule& gm,
+                                                const StageAssignment& stage_of);
 
-class Split : public Pass {
+class FX_API Split : public Pass {
  public:
   ListOption points{*this, "points",
                     "cut before these module paths or node names (in graph order)"};
@@ -134,7 +136,7 @@ class Split : public Pass {
 };
 
 // Registers pass "split".
-void register_split(PluginRegistrar& registrar);
+FX_API void register_split(PluginRegistrar& registrar);
 
 }  // namespace fx
 

@@ -24,6 +24,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "core/node.h"
 
 namespace fx {
@@ -34,7 +35,7 @@ inline const Argument* argument_at(const Node& n, size_t index, absl::string_vie
 }
 
 // A node's arguments by schema parameter: the node's Argument, or the default.
-struct BoundCall {
+struct FX_API BoundCall {
   const c10::FunctionSchema* schema = nullptr;
   std::vector<const Argument*> given;     // nullptr where the default applies
   std::vector<c10::IValue> defaults;
@@ -111,7 +112,7 @@ struct BoundCall {
 };
 
 // `n`'s arguments by its operator's schema; nothing for a call without one.
-std::optional<BoundCall> bind_call(const Node& n);
+FX_API std::optional<BoundCall> bind_call(const Node& n);
 
 }  // namespace fx
 

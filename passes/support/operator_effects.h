@@ -12,6 +12,7 @@
 #ifndef FX_PASSES_SUPPORT_OPERATOR_EFFECTS_H_
 #define FX_PASSES_SUPPORT_OPERATOR_EFFECTS_H_
 
+#include "core/export.h"
 #include "core/node.h"
 
 namespace fx {
@@ -22,7 +23,7 @@ namespace fx {
 // without saying so (runtime/operator_aliasing.h: type_as, eval dropout),
 // and everything that is not an ATen operator (getitem of a list of views,
 // Python functions, modules). The output node only reads: false.
-bool result_may_alias_operands(const Node& node);
+FX_API bool result_may_alias_operands(const Node& node);
 
 }  // namespace fx
 

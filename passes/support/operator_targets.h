@@ -26,6 +26,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 #include "core/node.h"
 
 namespace fx {
@@ -35,16 +36,16 @@ namespace fx {
 // Python operators map to the first aten operator of their table entry
 // (core/python_operators.def); those the runtime computes natively (getitem,
 // pos, not_) keep their name.
-std::string operator_base_name(Op op, absl::string_view target);
+FX_API std::string operator_base_name(Op op, absl::string_view target);
 
 // The overload an `ns::name.overload` call_function target names; "" for any
 // other target (which leaves the overload to the arguments).
-absl::string_view operator_overload(Op op, absl::string_view target);
+FX_API absl::string_view operator_overload(Op op, absl::string_view target);
 
 // True when the target names an operator by its schema (`ns::name` or
 // `ns::name.overload`, call_function), or a torch function or tensor method
 // that operator_base_name maps to `aten::<name>`.
-bool names_aten_operator(Op op, absl::string_view target);
+FX_API bool names_aten_operator(Op op, absl::string_view target);
 
 }  // namespace fx
 

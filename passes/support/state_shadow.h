@@ -38,11 +38,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
 
-class StateShadow {
+class FX_API StateShadow {
  public:
   static absl::StatusOr<std::unique_ptr<StateShadow>> enter(GraphModule& module);
   ~StateShadow();

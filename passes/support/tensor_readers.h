@@ -18,12 +18,13 @@
 #include <ATen/core/Tensor.h>
 
 #include "absl/container/flat_hash_map.h"
+#include "core/export.h"
 #include "core/node.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
 
-class TensorReaders {
+class FX_API TensorReaders {
  public:
   explicit TensorReaders(const GraphModule& gm);
 

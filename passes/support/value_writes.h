@@ -18,6 +18,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "absl/container/flat_hash_set.h"
+#include "core/export.h"
 #include "core/graph.h"
 #include "passes/support/tensor_readers.h"
 
@@ -25,33 +26,33 @@ namespace fx {
 
 // Users that read only a value's rank or sizes (which an MKLDNN tensor has,
 // and folding leaves as they were).
-bool reads_sizes_only(const Node& user);
+FX_API bool reads_sizes_only(const Node& user);
 
 // Whether `user` may write its argument `value`: an impure call, one whose
 // schema writes the parameter taking `value`, a leaf function called in
 // place, an in-place method, any module.
-bool may_write(const Node& user, const Node& value);
+FX_API bool may_write(const Node& user, const Node& value);
 
 // Whether the result of `user` may share its operands' storage.
-bool may_alias(const Node& user);
+FX_API bool may_alias(const Node& user);
 
 // A node outside `skip` that may write `value`, directly or through a view or
 // alias of it; nullptr when none.
-const Node* writer_of(const Node& value, const absl::flat_hash_set<Node*>& skip);
+FX_API const Node* writer_of(const Node& value, const absl::flat_hash_set<Node*>& skip);
 
 // Whether a node outside `skip` may write `value` or a tensor it may view.
-bool may_be_written(Node& value, const absl::flat_hash_set<Node*>& skip);
+FX_API bool may_be_written(Node& value, const absl::flat_hash_set<Node*>& skip);
 
 // Whether the graph may write the attribute `target`, through any get_attr of it.
-bool attribute_may_be_written(const Graph& graph, const std::string& target);
+FX_API bool attribute_may_be_written(const Graph& graph, const std::string& target);
 
 // A node outside `skip` that may write the tensor `t` of the module, found by
 // its storage (so also through a view or a tied attribute of it): a get_attr
 // reading it whose value a node may write, directly or through a view, or a
 // call_module whose submodule holds it (a module's forward may update its
 // buffers); nullptr when none.
-const Node* tensor_writer(const TensorReaders& readers, const at::Tensor& t,
-                          const absl::flat_hash_set<Node*>& skip);
+FX_API const Node* tensor_writer(const TensorReaders& readers, const at::Tensor& t,
+                                 const absl::flat_hash_set<Node*>& skip);
 
 }  // namespace fx
 

@@ -44,13 +44,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "plugins/pass.h"
 #include "plugins/registry.h"
 
 namespace fx {
 
 // What transpose_linear_weights did.
-struct TransposeLinearReport {
+struct FX_API TransposeLinearReport {
   // The linear calls now reading a transposed weight, by node name, in graph order.
   std::vector<std::string> transposed;
   // One line per linear call left as it was: its name and why.
@@ -58,15 +59,15 @@ struct TransposeLinearReport {
 };
 
 // Rewrites the linear calls of `module` (see the file comment).
-absl::StatusOr<TransposeLinearReport> transpose_linear_weights(GraphModule& module);
+FX_API absl::StatusOr<TransposeLinearReport> transpose_linear_weights(GraphModule& module);
 
-class TransposeLinear : public Pass {
+class FX_API TransposeLinear : public Pass {
  public:
   absl::Status run(GraphModule& module, PassContext& context) override;
 };
 
 // Registers pass "transpose_linear".
-void register_transpose_linear(PluginRegistrar& registrar);
+FX_API void register_transpose_linear(PluginRegistrar& registrar);
 
 }  // namespace fx
 

@@ -47,4 +47,8 @@ def fx_fuzzer(name, srcs, deps, corpus):
         args = ["$(locations %s)" % c for c in corpus],
         data = corpus,
         deps = [":" + name + "_target", "//tests/fuzzing:standalone_main"],
+        # Linked as the fuzzer is, statically: fuzzers call code their
+        # libraries do not export (built with hidden visibility, .bazelrc),
+        # which the shared libraries of Bazel's dynamic mode would not link.
+        linkstatic = 1,
     )

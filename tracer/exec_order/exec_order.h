@@ -25,12 +25,13 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "core/export.h"
 #include "plugins/registry.h"
 #include "tracer/tracer.h"
 
 namespace fx {
 
-class ExecOrderTracer : public TracerExtension {
+class FX_API ExecOrderTracer : public TracerExtension {
  public:
   struct ParamUsage {
     std::string module;
@@ -71,7 +72,7 @@ class ExecOrderTracer : public TracerExtension {
 };
 
 // Registers tracer extension "exec_order".
-void register_exec_order(PluginRegistrar& registrar);
+FX_API void register_exec_order(PluginRegistrar& registrar);
 
 }  // namespace fx
 

@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-
+#include "core/export.h"
 #include "plugins/registry.h"
 #include "tracer/tracer.h"
 
 namespace fx {
 
-class LeafPolicy : public TracerExtension, public OptionSet {
+class FX_API LeafPolicy : public TracerExtension, public OptionSet {
  public:
   ListOption trace_through{*this, "trace_through",
                            "modules to trace through (class, type or qualified names)"};
@@ -46,7 +46,7 @@ class LeafPolicy : public TracerExtension, public OptionSet {
 };
 
 // Registers tracer extension "leaf_policy" (options `trace_through`, `leaves`).
-void register_leaf_policy(PluginRegistrar& registrar);
+FX_API void register_leaf_policy(PluginRegistrar& registrar);
 
 }  // namespace fx
 

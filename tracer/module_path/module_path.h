@@ -12,12 +12,13 @@
 
 #include <string>
 
+#include "core/export.h"
 #include "plugins/registry.h"
 #include "tracer/tracer.h"
 
 namespace fx {
 
-class ModulePathTracer : public TracerExtension {
+class FX_API ModulePathTracer : public TracerExtension {
  public:
   void begin_trace(Tracer& tracer, const ModuleRef& root) override;
   absl::StatusOr<Argument> call_module(Tracer& tracer, const ModuleRef& m,
@@ -31,7 +32,7 @@ class ModulePathTracer : public TracerExtension {
 };
 
 // Registers tracer extension "module_path".
-void register_module_path(PluginRegistrar& registrar);
+FX_API void register_module_path(PluginRegistrar& registrar);
 
 }  // namespace fx
 

@@ -9,12 +9,13 @@
 
 #include <string>
 
+#include "core/export.h"
 #include "plugins/registry.h"
 #include "tracer/tracer.h"
 
 namespace fx {
 
-class TaggingTracer : public TracerExtension, public OptionSet {
+class FX_API TaggingTracer : public TracerExtension, public OptionSet {
  public:
   Option<std::string> tag{*this, "tag", "the tag to set", "foo"};
 
@@ -25,7 +26,7 @@ class TaggingTracer : public TracerExtension, public OptionSet {
 };
 
 // Registers tracer extension "tagging" (option `tag`).
-void register_tagging(PluginRegistrar& registrar);
+FX_API void register_tagging(PluginRegistrar& registrar);
 
 }  // namespace fx
 
