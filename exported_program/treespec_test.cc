@@ -66,7 +66,7 @@ TEST(TreeSpecTest, NestingWithoutEndIsAnError) {
 }
 
 TEST(TreeSpecTest, DictKeysAreStringsOrIntsEachOnce) {
-  for (const std::string& key : {"null", "1.5", "true", "[\\\"a\\\"]", "{}", "18446744073709551615"}) {
+  for (const char* key : {"null", "1.5", "true", "[\\\"a\\\"]", "{}", "18446744073709551615"}) {
     EXPECT_THAT(error_of(args_and_kwargs(absl::StrCat("[", key, "]"), kLeaf)),
                 HasSubstr("[1].children_spec[1].context[0]: a dict key that is "))
         << key;

@@ -51,7 +51,9 @@ TEST(BuiltinPluginsTest, APluginTheRegistryHoldsIsLeftAsItIs) {
   ASSERT_TRUE(register_builtin_plugins(registry).ok());
   EXPECT_EQ(registry.plugins().size(), builtin_plugin_names().size());
   for (const PluginRecord& p : registry.plugins()) {
-    if (p.name == "dce") EXPECT_EQ(p.version, "7.0");
+    if (p.name == "dce") {
+      EXPECT_EQ(p.version, "7.0");
+    }
   }
 }
 
