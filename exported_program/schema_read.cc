@@ -383,6 +383,17 @@ absl::StatusOr<nlohmann::json> parse_python_json(const std::string& text) {
     std::string what = e.what();
     const size_t at = what.find("at line");
     return absl::InvalidArgumentError(absl::StrCat("not valid JSON: ", at == std::string::npos ? what : what.substr(at)));
+  } catch (const nlohmann::json::exception& e) {
+    // out_of_range.406, "number overflow parsing '1e999'": a number beyond a
+    // double (Python reads it as inf; torch.export writes inf as Infinity).
+    // The parser throws no other kind, but none may escape.
+    std::string what = e.what();
+    const size_t close = what.find("] ");
+    if (close != std::string::npos) what = what.substr(close + 2);
+    return absl::InvalidArgumentError(
+        absl::StrCat("not valid JSON: ", escape_for_message(what),
+                     e.id == 406 ? " (a number beyond the range of a double; torch.export writes infinity as Infinity)"
+                                 : ""));
   }
 }
 

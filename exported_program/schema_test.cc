@@ -137,6 +137,23 @@ TEST(PythonJsonTest, ReadsPythonsLiteralsOutsideStringsOnly) {
               ::testing::HasSubstr("not valid JSON: at line 1, column 7"));
 }
 
+// A number beyond a double made nlohmann's parser throw out_of_range, which
+// escaped (found by program_json_fuzzer): it is refused in one bounded line.
+TEST(PythonJsonTest, ANumberBeyondADoubleIsRefusedByName) {
+  for (const std::string& number : {std::string("1e999"), std::string("-1e400"), std::string(400, '9') + "e300"}) {
+    auto j = parse_python_json(absl::StrCat("{\"a\": [", number, "]}"));
+    ASSERT_FALSE(j.ok()) << number;
+    const std::string message(j.status().message());
+    EXPECT_THAT(message, ::testing::HasSubstr("not valid JSON: number overflow parsing"));
+    EXPECT_THAT(message, ::testing::HasSubstr("beyond the range of a double"));
+    EXPECT_LT(message.size(), 300u) << message;
+  }
+  // What fits in a double, however it is written, is read.
+  auto big = parse_python_json("[1.7976931348623157e308, 18446744073709551616, 1e-400]");
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_TRUE((*big)[1].is_number_float());
+}
+
 }  // namespace
 }  // namespace exported
 }  // namespace fx
