@@ -13,6 +13,10 @@
 #                                           libtorch's CUDA headers include (c10/cuda,
 #                                           ProcessGroupNCCL.hpp): the CUDA code paths
 #                                           compile only with them
+#   nvidia-cuda-toolkit-gcc                 nvcc, with the g++ 13 it supports: the CUDA
+#                                           libtorch's CMake package (TorchConfig.cmake)
+#                                           enables CMake's CUDA language, so CMake builds
+#                                           against it (release_test's plugin) need it
 #   fx-cudnn-standin                        A STAND-IN FOR cuDNN, made here (below)
 #
 # cuDNN: libtorch-cuda-2.6 depends on nvidia-cudnn, which is only an installer
@@ -31,7 +35,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 STANDIN_SRC=$HERE/cuda_standin/libcudnn_standin.c
 STANDIN_MAP=$HERE/cuda_standin/libcudnn_standin.map
-CUDA_PACKAGES=(libtorch-cuda-dev python3-torch-cuda libgloo-cuda-dev nvidia-cuda-dev libnccl-dev)
+CUDA_PACKAGES=(libtorch-cuda-dev python3-torch-cuda libgloo-cuda-dev nvidia-cuda-dev libnccl-dev
+  nvidia-cuda-toolkit nvidia-cuda-toolkit-gcc)
 STANDIN_PKG=fx-cudnn-standin
 
 say() { printf 'bootstrap(cuda): %s\n' "$*"; }

@@ -174,11 +174,14 @@ mount_into() {  # mount_into ROOTDIR: the repository, /proc, /dev, /sys
     # nodes it finds missing: a /dev of the lane's own keeps them off the host's.
     mount -t tmpfs -o mode=755,nosuid tmpfs "$r/dev"; MOUNTED+=("$r/dev")
     local node
-    for node in null zero full random urandom tty ptmx; do
+    for node in null zero full random urandom tty; do
       touch "$r/dev/$node"; mount --bind "/dev/$node" "$r/dev/$node"
     done
+    # Pseudo-terminals from a devpts of its own (a bound /dev/ptmx would look
+    # for pts/ beside the host's node and fail).
     mkdir "$r/dev/pts" "$r/dev/shm"
-    mount --bind /dev/pts "$r/dev/pts"
+    mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$r/dev/pts"
+    ln -s pts/ptmx "$r/dev/ptmx"
     mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$r/dev/shm"
     ln -s /proc/self/fd "$r/dev/fd"
     ln -s /proc/self/fd/0 "$r/dev/stdin"; ln -s /proc/self/fd/1 "$r/dev/stdout"; ln -s /proc/self/fd/2 "$r/dev/stderr"
