@@ -43,9 +43,18 @@ absl::StatusOr<c10::Device> parse_device(absl::string_view text) {
   return device;
 }
 
+bool libtorch_has_cuda() {
+#if defined(FX_LIBTORCH_HAS_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
 absl::Status check_device_available(const c10::Device& device) {
   if (!device.is_cuda()) return absl::OkStatus();
-  if (!at::hasCUDA()) {
+  // (at::hasCUDA() is false on a CUDA build too when the machine has no GPU.)
+  if (!libtorch_has_cuda() && !at::hasCUDA()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "device ", device.str(),
         " needs CUDA, but this build's libtorch has none (Debian's libtorch is CPU-only): "
@@ -55,8 +64,9 @@ absl::Status check_device_available(const c10::Device& device) {
   const int count = static_cast<int>(at::getNumGPUs());
   if (count == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "device ", device.str(), ": this libtorch has CUDA but no GPU is visible (check "
-        "nvidia-smi and CUDA_VISIBLE_DEVICES), or run with --device=cpu"));
+        "device ", device.str(), ": this libtorch is built with CUDA, but no CUDA device is "
+        "present (no NVIDIA GPU visible to it: check nvidia-smi, the driver and "
+        "CUDA_VISIBLE_DEVICES), or run with --device=cpu"));
   }
   if (device.has_index() && device.index() >= count) {
     return absl::FailedPreconditionError(absl::StrCat("device ", device.str(), ": this machine has ",

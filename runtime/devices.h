@@ -9,8 +9,8 @@
 //     no data: for tests and shape inference). `cuda` means `cuda:0`.
 //   * A CUDA device is refused, with the reason and the fix, when this build's
 //     libtorch has no CUDA (Debian's is CPU-only: build against a CUDA
-//     libtorch with FX_LIBTORCH_HOME), when no GPU is visible, or when N is
-//     not below the number of GPUs.
+//     libtorch with FX_LIBTORCH_HOME), when it has CUDA but no GPU is visible
+//     (a machine with no GPU), or when N is not below the number of GPUs.
 #ifndef FX_RUNTIME_DEVICES_H_
 #define FX_RUNTIME_DEVICES_H_
 
@@ -23,6 +23,10 @@
 namespace fx {
 
 FX_API absl::StatusOr<c10::Device> parse_device(absl::string_view text);
+
+// Whether this program's libtorch is a CUDA build (FX_LIBTORCH_HAS_CUDA, which
+// the Bazel and CMake builds define when they link libtorch_cuda), GPU or not.
+FX_API bool libtorch_has_cuda();
 
 // Fails, saying why and what to do, when `device` cannot be used here.
 FX_API absl::Status check_device_available(const c10::Device& device);

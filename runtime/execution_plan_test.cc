@@ -8,12 +8,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/devices.h"
 #include "runtime/interpreter.h"
 
 namespace fx {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // x + x, then n - 1 times `+ x` (so (n + 1) * x): every value but the last
 // is an intermediate.
@@ -526,7 +528,9 @@ TEST(ExecutionPlanTest, RunsAModelWithParametersAndSubmodulesOnTheMetaDevice) {
 }
 
 TEST(ExecutionPlanTest, CudaWithoutCudaSaysWhyAndHow) {
-  if (at::hasCUDA()) GTEST_SKIP() << "this libtorch has CUDA";
+  if (libtorch_has_cuda() || at::hasCUDA()) {
+    GTEST_SKIP() << "this libtorch has CUDA (CudaBuildWithoutGpuSaysNoDevice covers it)";
+  }
   GraphModule gm = chain_of_adds(2);
   PlanOptions on_gpu;
   on_gpu.device = c10::Device(c10::kCUDA, 0);
@@ -534,6 +538,27 @@ TEST(ExecutionPlanTest, CudaWithoutCudaSaysWhyAndHow) {
   ASSERT_FALSE(plan.ok());
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("needs CUDA"));
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("FX_LIBTORCH_HOME"));
+}
+
+// A CUDA libtorch on a machine with no GPU (the trixie-cuda lane): the plan is
+// refused because no device is present, not because libtorch lacks CUDA.
+TEST(ExecutionPlanTest, CudaBuildWithoutGpuSaysNoDevice) {
+  if (!libtorch_has_cuda()) GTEST_SKIP() << "this libtorch has no CUDA: needs a CUDA build";
+  if (at::getNumGPUs() > 0) GTEST_SKIP() << "this machine has a GPU: needs a machine without one";
+  EXPECT_FALSE(at::hasCUDA());
+  GraphModule gm = chain_of_adds(2);
+  PlanOptions on_gpu;
+  on_gpu.device = c10::Device(c10::kCUDA, 0);
+  auto plan = ExecutionPlan::compile(gm, on_gpu);
+  ASSERT_FALSE(plan.ok());
+  const std::string message(plan.status().message());
+  EXPECT_THAT(message, HasSubstr("device cuda:0: this libtorch is built with CUDA, but no CUDA "
+                                 "device is present"));
+  EXPECT_THAT(message, HasSubstr("--device=cpu"));
+  EXPECT_THAT(message, Not(HasSubstr("FX_LIBTORCH_HOME")));
+  EXPECT_FALSE(parse_device("cuda").ok());
+  EXPECT_THAT(std::string(parse_device("cuda:1").status().message()),
+              HasSubstr("no CUDA device is present"));
 }
 
 }  // namespace

@@ -319,7 +319,8 @@ TEST(FxrunErrorsTest, MessagesSayWhatIsWrong) {
   Result gpu = fxrun(m1 + " --run --input-shape=4 --device=cuda:99999999999");
   EXPECT_EQ(gpu.exit_code, 1);
   EXPECT_THAT(gpu.err, Not(HasSubstr("must be a number")));
-  EXPECT_THAT(gpu.err, ::testing::AnyOf(HasSubstr("needs CUDA"), HasSubstr("GPU(s), cuda:0 to")));
+  EXPECT_THAT(gpu.err, ::testing::AnyOf(HasSubstr("needs CUDA"), HasSubstr("GPU(s), cuda:0 to"),
+                                        HasSubstr("no CUDA device is present")));
   // Standard output is a pipe here: /dev/stdout names it, through /proc.
   expect_one_error_line(fxrun(m1 + " --output=/dev/stdout"),
                "--output /dev/stdout is not a regular file (a device, FIFO, pipe or socket), which "

@@ -75,6 +75,22 @@ as_root_or_die() {
 command -v dpkg-query >/dev/null 2>&1 ||
   die "dpkg-query not found: this script installs Debian packages and needs a Debian-based system"
 
+# The trixie-cuda lane (tools/platform.sh sets FX_BOOTSTRAP_VARIANT=cuda):
+# tools/bootstrap_cuda.sh installs the CUDA builds of libtorch, its Python and
+# Gloo, which replace three packages above, with CUDA's headers and a stand-in
+# for cuDNN. No other machine sets the variant.
+case "${FX_BOOTSTRAP_VARIANT:-}" in
+  "") ;;
+  cuda)
+    "$(dirname "$0")/bootstrap_cuda.sh" || exit 1
+    kept=()
+    for pkg in "${PACKAGES[@]}"; do
+      case "$pkg" in libtorch-dev|python3-torch|libgloo-dev) ;; *) kept+=("$pkg") ;; esac
+    done
+    PACKAGES=("${kept[@]}") ;;
+  *) die "unknown FX_BOOTSTRAP_VARIANT=$FX_BOOTSTRAP_VARIANT: the one variant is cuda (tools/platform.sh trixie-cuda)" ;;
+esac
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)

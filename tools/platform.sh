@@ -16,7 +16,9 @@
 #                overlay, so every run starts from nothing (set-up check).
 #   trixie       Debian 13, libtorch 2.6, Bazel 4.2.3
 #   sid          Debian unstable, libtorch 2.14, Bazel 7 (moves with sid)
-#   trixie-cuda  Debian 13 with contrib/non-free: libtorch 2.6 built with CUDA 12.4
+#   trixie-cuda  Debian 13 with contrib/non-free: libtorch 2.6 built with CUDA 12.4,
+#                for compiling and testing the CUDA build on a machine with no GPU;
+#                cuDNN is a STAND-IN that reports itself missing (tools/bootstrap_cuda.sh)
 #
 # The default command is the README's test command,
 # `tools/bootstrap.sh && bazel test //...`. The repository is mounted at /src;
@@ -84,13 +86,6 @@ if [ "${FX_PLATFORM_INSIDE:-}" != 1 ]; then
   LANE=$1; shift
   lane_config "$LANE" || die "unknown lane '$LANE'; lanes: $LANES"
   [ "$PREPARE" = 0 ] || [ $# -eq 0 ] || die "--prepare runs no command (it makes the root only): drop '$*'"
-  # Debian's CUDA libtorch cannot be installed from Debian's archive alone:
-  # libtorch_cuda.so.2.6 needs libcudnn.so.9, and Debian ships cuDNN only as
-  # nvidia-cudnn, an installer that downloads it from NVIDIA. Without it the lane
-  # could neither link nor run; refuse it with that reason rather than build
-  # against the CPU libtorch and say nothing.
-  [ "$VARIANT" != cuda ] ||
-    die "the $LANE lane cannot be provisioned from Debian's archive: libtorch-cuda-2.6 (contrib) needs libcudnn.so.9, which Debian ships only as nvidia-cudnn, an installer that downloads cuDNN from developer.download.nvidia.com; on a machine that reaches it, build against a CUDA libtorch with FX_LIBTORCH_HOME instead (docs/platforms.md)"
   if [ "$STATUS" = 1 ]; then
     root=$CACHE/$LANE/root
     state=$(cat "$root/etc/fx-platform/state" 2>/dev/null || echo "absent")
@@ -174,7 +169,25 @@ mount_into() {  # mount_into ROOTDIR: the repository, /proc, /dev, /sys
   mkdir -p "$r/src" "$r/proc" "$r/dev" "$r/sys"
   mount --bind "$REPO" "$r/src"; MOUNTED+=("$r/src")
   mount -t proc proc "$r/proc"; MOUNTED+=("$r/proc")
-  mount --rbind /dev "$r/dev"; MOUNTED+=("$r/dev")
+  if [ "$VARIANT" = cuda ]; then
+    # NVIDIA's driver library (libcuda1), run as root, makes the /dev/nvidia*
+    # nodes it finds missing: a /dev of the lane's own keeps them off the host's.
+    mount -t tmpfs -o mode=755,nosuid tmpfs "$r/dev"; MOUNTED+=("$r/dev")
+    local node
+    for node in null zero full random urandom tty; do
+      touch "$r/dev/$node"; mount --bind "/dev/$node" "$r/dev/$node"
+    done
+    # Pseudo-terminals from a devpts of its own (a bound /dev/ptmx would look
+    # for pts/ beside the host's node and fail).
+    mkdir "$r/dev/pts" "$r/dev/shm"
+    mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$r/dev/pts"
+    ln -s pts/ptmx "$r/dev/ptmx"
+    mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$r/dev/shm"
+    ln -s /proc/self/fd "$r/dev/fd"
+    ln -s /proc/self/fd/0 "$r/dev/stdin"; ln -s /proc/self/fd/1 "$r/dev/stdout"; ln -s /proc/self/fd/2 "$r/dev/stderr"
+  else
+    mount --rbind /dev "$r/dev"; MOUNTED+=("$r/dev")
+  fi
   mount --rbind /sys "$r/sys"; MOUNTED+=("$r/sys")
   # Name resolution for apt, from the host's settings of the moment.
   cp -L /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null || true
@@ -195,8 +208,13 @@ check_archive() {
 }
 
 # The lane's provisioning identity: what bootstrap.sh installs, and how.
+# (The CUDA lane also runs tools/bootstrap_cuda.sh and its cuDNN stand-in.)
 provision_id() {
-  { cat "$REPO/tools/bootstrap.sh"; echo "$SUITE $COMPONENTS $VARIANT"; } | sha256sum | cut -c1-16
+  {
+    cat "$REPO/tools/bootstrap.sh"
+    [ "$VARIANT" != cuda ] || cat "$REPO/tools/bootstrap_cuda.sh" "$REPO"/tools/cuda_standin/libcudnn_standin.*
+    echo "$SUITE $COMPONENTS $VARIANT"
+  } | sha256sum | cut -c1-16
 }
 
 state_of() { cat "$1/etc/fx-platform/state" 2>/dev/null || echo absent; }

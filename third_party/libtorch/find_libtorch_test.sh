@@ -40,9 +40,13 @@ link_libs() {
 # patch level Debian's 1.13 spells 1.13.0a0).
 python_version=$(/usr/bin/python3 -c 'import torch; print(".".join(torch.__version__.split(".")[:2]))')
 version=$(value VERSION "$debian")
-expect debian "$debian" HOME=/usr INCLUDE=/usr/include SYSTEM=1 CUDA=0 CXX11_ABI=1
-# Debian builds c10d with Gloo (1.13, 2.6, 2.14), and without CUDA no NCCL.
-expect debian-c10d "$debian" GLOO=1 NCCL=0
+# Debian's libtorch-dev is a CPU build; the trixie-cuda lane's libtorch-cuda-dev
+# a CUDA build with NCCL: Python's torch, the same release, says which.
+read -r py_cuda py_nccl < <(/usr/bin/python3 -c 'import torch, torch.distributed as d
+print(int(torch.version.cuda is not None), int(d.is_available() and d.is_nccl_available()))')
+expect debian "$debian" HOME=/usr INCLUDE=/usr/include SYSTEM=1 "CUDA=$py_cuda" CXX11_ABI=1
+# Debian builds c10d with Gloo (1.13, 2.6, 2.14), and NCCL only with CUDA.
+expect debian-c10d "$debian" GLOO=1 "NCCL=$py_nccl"
 # TorchConfig.cmake states the ABI up to 2.7; from 2.8 on (C++11 ABI only) it
 # does not, and the symbols tell.
 case "$version" in 1.*|2.[0-7].*) abi_source=TorchConfig.cmake ;; *) abi_source="the symbols of libc10.so" ;; esac
