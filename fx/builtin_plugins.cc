@@ -9,6 +9,7 @@
 #include "passes/fold_bn/fold_bn.h"
 #include "passes/inline/inline.h"
 #include "passes/invert/invert.h"
+#include "passes/mkldnn_fusion/mkldnn_fusion.h"
 #include "passes/mkldnn_layout/mkldnn_layout.h"
 #include "passes/rewrite/rewrite_rules.h"
 #include "passes/shape_prop/shape_prop.h"
@@ -36,6 +37,7 @@ constexpr Builtin kBuiltins[] = {
     {"fold_bn", register_fold_bn},
     {"inline", register_inline},
     {"invert", register_invert},
+    {"mkldnn_fusion", register_mkldnn_fusion},
     {"mkldnn_layout", register_mkldnn_layout},
     {"rewrite", register_rewrite},
     {"shape_prop", register_shape_prop},

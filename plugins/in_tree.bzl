@@ -13,6 +13,7 @@ IN_TREE_PLUGINS = {
     "fold_bn": "//passes/fold_bn",
     "inline": "//passes/inline",
     "invert": "//passes/invert",
+    "mkldnn_fusion": "//passes/mkldnn_fusion",
     "mkldnn_layout": "//passes/mkldnn_layout",
     "rewrite": "//passes/rewrite",
     "shape_prop": "//passes/shape_prop",

@@ -14,35 +14,6 @@
 namespace fx {
 namespace mkldnn_layout_internal {
 
-std::optional<TensorInfo> tensor_info(const Node& n) {
-  const MetaValue* meta = n.meta().find(kTensorMetaKey);
-  if (meta == nullptr || !meta->is_map()) return std::nullopt;
-  const MetaValue* shape = meta->to_map().find("shape");
-  const MetaValue* dtype = meta->to_map().find("dtype");
-  const MetaValue* device = meta->to_map().find("device");
-  if (shape == nullptr || !shape->is_list()) return std::nullopt;
-  TensorInfo info;
-  for (const MetaValue& d : shape->to_list()) {
-    if (!d.is_int()) return std::nullopt;
-    info.shape.push_back(d.to_int());
-  }
-  info.float_cpu = dtype != nullptr && dtype->is_string() && dtype->to_string() == "torch.float32" &&
-                   device != nullptr && device->is_string() && device->to_string() == "cpu";
-  return info;
-}
-
-bool is_float_cpu_of_rank(const Node& n, size_t rank) {
-  const auto info = tensor_info(n);
-  return info && info->float_cpu && info->shape.size() == rank;
-}
-
-bool has_any_tensor_meta(const Graph& g) {
-  for (const Node* n : g.nodes()) {
-    if (n->meta().contains(kTensorMetaKey)) return true;
-  }
-  return false;
-}
-
 const std::string& base_of(const std::string& target, std::string& storage) {
   const size_t dot = target.find('.');
   storage = dot == std::string::npos ? target : target.substr(0, dot);
@@ -53,70 +24,27 @@ const std::string& base_of(const std::string& target, std::string& storage) {
 // filled in).
 std::string convolution_problem(const GraphModule& gm, Node& n, const BoundCall& call,
                                 Candidate& out) {
-  std::string base;
-  base_of(n.target(), base);
-  if (base == "aten::conv2d" && n.target() != "aten::conv2d" && n.target() != "aten::conv2d.default") {
-    return "its padding is a string ('same'/'valid')";
-  }
-  if (base != "aten::conv2d") {
-    auto transposed = call.boolean("transposed");
-    if (!transposed || *transposed) return "it is transposed";
-    auto output_padding = call.ints("output_padding", 2);
-    if (!output_padding ||
-        std::any_of(output_padding->begin(), output_padding->end(), [](int64_t p) { return p != 0; })) {
-      return "it has output padding";
-    }
-  }
-  Node* input = call.node_arg("input");
-  Node* weight = call.node_arg("weight");
-  if (input == nullptr) return "its input is not a value of the graph";
-  if (weight == nullptr || weight->op() != Op::kGetAttr) {
-    return "its weight is computed by the graph, not an attribute";
-  }
-  auto w = gm.get_attr(weight->target());
-  if (!w.ok() || !w->isTensor()) return "its weight is not a tensor attribute";
-  const at::Tensor& wt = w->toTensor();
-  if (wt.dim() != 4 || wt.scalar_type() != at::kFloat || !wt.device().is_cpu() ||
-      wt.layout() != c10::kStrided) {
-    return "its weight is not a 4-d float32 CPU tensor";
-  }
-  if (!call.is_none("bias")) {
-    Node* bias = call.node_arg("bias");
-    if (bias == nullptr || bias->op() != Op::kGetAttr) {
-      return "its bias is computed by the graph, not an attribute";
-    }
-  }
-  if (!is_float_cpu_of_rank(*input, 4)) {
-    return input->meta().contains(kTensorMetaKey)
-               ? "its input is not a 4-d float32 CPU tensor"
-               : "its input's shape is unknown (run shape_prop before mkldnn_layout)";
-  }
-  auto stride = call.ints("stride", 2);
-  auto padding = call.ints("padding", 2);
-  auto dilation = call.ints("dilation", 2);
-  auto groups = call.number("groups");
-  if (!stride || !padding || !dilation || !groups || stride->size() != 2 || padding->size() != 2 ||
-      dilation->size() != 2) {
-    return "its stride, padding, dilation or groups are not literals";
-  }
-  const int64_t g = static_cast<int64_t>(*groups);
+  ConvolutionCall conv;
+  std::string problem = read_convolution(gm, n, call, "mkldnn_layout", conv);
+  if (!problem.empty()) return problem;
   out.kind = Kind::kConvolution;
   out.node = &n;
-  out.operands = {input};
+  out.operands = {conv.input};
   out.target = "aten::mkldnn_convolution";
-  const Argument bias = call.is_none("bias") ? Argument::None() : Argument(call.node_arg("bias"));
   const auto list = [](const std::vector<int64_t>& v) {
     std::vector<Argument> items;
     for (int64_t x : v) items.emplace_back(x);
     return Argument::List(std::move(items));
   };
   // args[1] is replaced by the reordered weight's get_attr when rewritten.
-  out.args = {Argument(input), Argument(weight), bias, list(*padding), list(*stride),
-              list(*dilation), Argument(g)};
-  out.weight_name = weight->target();
+  out.args = {Argument(conv.input), Argument(conv.weight),
+              conv.bias == nullptr ? Argument::None() : Argument(conv.bias), list(conv.padding),
+              list(conv.stride), list(conv.dilation), Argument(conv.groups)};
+  out.weight_name = conv.weight->target();
   try {
-    out.weight = at::mkldnn_reorder_conv2d_weight(wt.detach().contiguous().to_mkldnn(), *padding, *stride,
-                                                  *dilation, g);
+    out.weight = at::mkldnn_reorder_conv2d_weight(conv.weight_tensor.detach().contiguous().to_mkldnn(),
+                                                  conv.padding, conv.stride, conv.dilation,
+                                                  conv.groups);
   } catch (const std::exception& e) {
     return absl::StrCat("oneDNN cannot reorder its weight: ", exception_message(e));
   }

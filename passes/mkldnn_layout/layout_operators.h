@@ -18,20 +18,18 @@
 #include "absl/container/flat_hash_set.h"
 #include "core/graph.h"
 #include "passes/support/call_arguments.h"
+#include "passes/support/convolution_call.h"
 #include "passes/support/value_writes.h"
 #include "runtime/graph_module.h"
 
 namespace fx {
 namespace mkldnn_layout_internal {
 
-// What shape_prop knows about a value.
-struct TensorInfo {
-  std::vector<int64_t> shape;
-  bool float_cpu = false;
-};
-std::optional<TensorInfo> tensor_info(const Node& n);
-bool is_float_cpu_of_rank(const Node& n, size_t rank);
-bool has_any_tensor_meta(const Graph& g);
+// What shape_prop knows about a value (passes/support/convolution_call.h).
+using ::fx::has_any_tensor_meta;
+using ::fx::is_float_cpu_of_rank;
+using ::fx::tensor_info;
+using ::fx::TensorInfo;
 
 // The target without its overload (`aten::add` of `aten::add.Tensor`), in `storage`.
 const std::string& base_of(const std::string& target, std::string& storage);

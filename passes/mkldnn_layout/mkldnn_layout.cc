@@ -81,10 +81,7 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
   };
   for (Node* n : graph.nodes()) {
     if (n->op() != Op::kCallFunction) continue;
-    std::string base;
-    base_of(n->target(), base);
-    const bool convolution =
-        base == "aten::conv2d" || base == "aten::convolution" || base == "aten::_convolution";
+    const bool convolution = is_convolution_call(*n);
     if (!convolution && in_layout.empty()) continue;
     if (auto c = adaptive_avg_pool_function(*n, in_layout)) {
       add(std::move(*c));
