@@ -4,8 +4,12 @@ Usage (in a lane's Python: tools/platform.sh sid python3 tools/exported_program_
   exported_program_anchor.py export DIR      writes DIR/NAME.pt2 and DIR/NAME.expected.pt
   exported_program_anchor.py time PROGRAM.pt2 ...
                                              torch.export.load time and ep.module() run time
+  exported_program_anchor.py aoti PROGRAM.pt2 ...
+                                             AOTInductor's run time, with freezing, beside
+                                             ep.module()'s in interleaved rounds (compiles
+                                             PROGRAM.aoti.pt2 once, next to PROGRAM.pt2)
 
-The programs: torchvision's ResNet-50, ResNet-18 and MobileNetV3-Large at
+The programs: torchvision's ResNet-50, ResNet-18, MobileNetV2 and MobileNetV3-Large at
 1x3x224x224, seed 003's tensor product (batch 32) and torch.nn's
 TransformerEncoderLayer (d_model 256, 8 heads, batch-first, 1x64x256).
 Timing gives PyTorch what FX for C++'s side takes: one intra-op thread,
@@ -50,6 +54,7 @@ def _tensor_product():
 PROGRAMS = {
     "resnet50": _image(torchvision.models.resnet50),
     "resnet18": _image(torchvision.models.resnet18),
+    "mobilenet_v2": _image(torchvision.models.mobilenet_v2),
     "mobilenet_v3_large": _image(torchvision.models.mobilenet_v3_large),
     "tensor_product": _tensor_product,
     "transformer_encoder_layer": _encoder_layer,
@@ -105,11 +110,68 @@ def time_programs(paths):
                                                      run * 1e3, run_cpu * 1e3))
 
 
+def aoti_package(path):
+    """PROGRAM.aoti.pt2: AOTInductor's package of the program, compiled once.
+
+    Freezing (weights as constants: convolutions prepacked for oneDNN and fused
+    with their pointwise successors) is what makes it fast on the CPU; it
+    takes effect only when compiling under no_grad. Inductor fixes its thread
+    count when it compiles, so the package is compiled with one thread.
+    """
+    package = path[:-len(".pt2")] + ".aoti.pt2"
+    if not os.path.exists(package):
+        import torch._inductor  # noqa: E402
+        torch._inductor.config.freezing = True
+        ep = torch.export.load(path)
+        start = time.perf_counter()
+        with torch.no_grad():
+            torch._inductor.aoti_compile_and_package(ep, package_path=package)
+        print("compiled %s in %.0f s" % (package, time.perf_counter() - start), flush=True)
+    return package
+
+
+def time_aoti(paths, rounds=5):
+    torch.set_num_threads(1)
+    print("torch %s, %d thread(s), inference mode; AOTInductor (freezing) and ep.module(), "
+          "%d interleaved rounds, CPU ms, medians" % (torch.__version__, torch.get_num_threads(), rounds))
+    sides = []
+    for path in paths:
+        ep = torch.export.load(path)
+        args, kwargs = ep.example_inputs
+        runner = torch._inductor.aoti_load_package(aoti_package(path))
+        module = ep.module()
+        with torch.inference_mode():
+            expected = torch.utils._pytree.tree_leaves(module(*args, **kwargs))
+            got = torch.utils._pytree.tree_leaves(runner(*args, **kwargs))
+        for e, g in zip(expected, got):
+            if not torch.allclose(e, g, rtol=1e-3, atol=1e-3):
+                sys.exit("%s: AOTInductor's outputs differ from ep.module()'s by %g"
+                         % (path, (e - g).abs().max().item()))
+        sides.append((os.path.basename(path), module, runner, args, kwargs))
+    wall = {(name, side): [] for name, *_ in sides for side in ("aoti", "eager")}
+    cpu = {(name, side): [] for name, *_ in sides for side in ("aoti", "eager")}
+    with torch.inference_mode():
+        for _ in range(rounds):
+            for name, module, runner, args, kwargs in sides:
+                for side, fn in (("aoti", runner), ("eager", module)):
+                    w, c = median_seconds(lambda: fn(*args, **kwargs), 3, 1.0)
+                    wall[(name, side)].append(w)
+                    cpu[(name, side)].append(c)
+    print("%-30s %10s %10s %14s %14s %8s" % ("program", "aoti ms", "aoti cpu", "ep.module ms",
+                                            "ep.module cpu", "ratio"))
+    for name, *_ in sides:
+        aw, ac, ew, ec = (statistics.median(d[(name, side)]) * 1e3
+                          for side in ("aoti", "eager") for d in (wall, cpu))
+        print("%-30s %10.3f %10.3f %14.3f %14.3f %8.2f" % (name, aw, ac, ew, ec, ec / ac))
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "export":
         export(sys.argv[2])
     elif len(sys.argv) >= 3 and sys.argv[1] == "time":
         time_programs(sys.argv[2:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "aoti":
+        time_aoti(sys.argv[2:])
     else:
         sys.exit(__doc__.split("\n\n")[1])
 
