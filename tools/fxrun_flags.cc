@@ -71,7 +71,8 @@ ABSL_FLAG(double, atol, 1e-5, "absolute tolerance of --check");
 ABSL_FLAG(double, rtol, 1e-4, "relative tolerance of --check");
 ABSL_FLAG(int32_t, repeat, 1, "timed runs (implies --run); latency median/min/max");
 ABSL_FLAG(int32_t, warmup, 0, "untimed runs before the timed ones");
-ABSL_FLAG(int32_t, threads, 0, "intra-op threads for --run (0: libtorch's default)");
+ABSL_FLAG(int32_t, threads, 0,
+          "intra-op threads for the passes and --run (0: libtorch's default)");
 ABSL_FLAG(int32_t, stages, 0,
           "run the graph as a pipeline of this many processes, one stage each (with --run): "
           "fxrun starts them on this machine, or, with RANK set (torchrun), is one of them; "

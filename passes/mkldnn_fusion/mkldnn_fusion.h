@@ -20,7 +20,11 @@
 // packed weight (`<weight>_packed`, an MKLDNN tensor made by
 // mkldnn::_reorder_convolution_weight for the input size shape_prop saw) is
 // an attribute of the GraphModule; other input sizes still run, oneDNN
-// choosing its kernel again. Activations between fused convolutions are
+// choosing its kernel again. oneDNN's choice depends on the number of
+// threads too: run the pass with the intra-op thread count the graph will
+// run with (at::set_num_threads first; fxrun's --threads is set before its
+// passes). Otherwise oneDNN may reorder a packed weight at every call:
+// ResNet-50 packed at two threads and run at one took 2.5x as long. Activations between fused convolutions are
 // strided tensors in channels-last order, the order these kernels want.
 //
 // Fused (float32 CPU tensors, shapes from shape_prop or the exported program):
