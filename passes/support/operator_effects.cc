@@ -19,6 +19,18 @@ bool returns_an_alias(const c10::FunctionSchema& schema) {
   return false;
 }
 
+// An out= overload (`linear.out`): a call binds to it only when it passes
+// the written keyword argument.
+bool is_out_overload_not_called(const c10::FunctionSchema& schema, const Node& node) {
+  for (const c10::Argument& a : schema.arguments()) {
+    if (a.kwarg_only() && a.alias_info() != nullptr && a.alias_info()->isWrite() &&
+        node.kwarg(a.name()) == nullptr) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 bool result_may_alias_operands(const Node& node) {
@@ -34,6 +46,7 @@ bool result_may_alias_operands(const Node& node) {
   std::vector<BoundOperator> overloads = find_overloads(base);
   if (overloads.empty()) return true;
   for (const BoundOperator& o : overloads) {
+    if (is_out_overload_not_called(*o.schema, node)) continue;
     if (returns_an_alias(*o.schema)) return true;
   }
   return false;

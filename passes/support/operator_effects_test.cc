@@ -32,5 +32,19 @@ TEST(OperatorEffectsTest, ViewsInPlaceResultsAndUnseenCallsMayAliasTheirOperands
   }
 }
 
+// aten::linear without an overload names linear and linear.out; a call
+// without `out=` binds to the first, which makes a new tensor.
+TEST(OperatorEffectsTest, OutOverloadsCountOnlyWhenOutIsPassed) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* w = g->placeholder("w");
+  Node* into = g->placeholder("into");
+  Node* linear = g->call_function("aten::linear", {x, w});
+  Node* linear_out = g->call_function("aten::linear", {x, w}, {{"out", into}});
+  g->output(Argument::Tuple({linear, linear_out}));
+  EXPECT_FALSE(result_may_alias_operands(*linear));
+  EXPECT_TRUE(result_may_alias_operands(*linear_out));
+}
+
 }  // namespace
 }  // namespace fx
