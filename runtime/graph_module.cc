@@ -368,8 +368,8 @@ absl::Status GraphModule::check_storable(absl::string_view format) const {
     if (!value.ok() || !value->isTensor() || !value->toTensor().is_mkldnn()) continue;
     return absl::FailedPreconditionError(absl::StrCat(
         "attribute '", n->target(), "' is an MKLDNN tensor (oneDNN's opaque layout, made by the "
-        "mkldnn_layout pass), which ", format, " cannot store: save the graph before "
-        "mkldnn_layout and run the pass after loading it"));
+        "mkldnn_layout or mkldnn_fusion pass), which ", format, " cannot store: save the graph "
+        "before mkldnn_layout or mkldnn_fusion and run the pass after loading it"));
   }
   return absl::OkStatus();
 }

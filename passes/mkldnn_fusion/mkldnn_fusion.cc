@@ -64,6 +64,10 @@ std::optional<PostOp> unary_post_op(const Node& user, const Node& value) {
   if (it == kPlain->end()) return std::nullopt;
   auto call = bind_call(user);
   if (!call || call->node_arg("self") != &value) return std::nullopt;
+  // Not an out= overload (tanh.out): its result lives in the tensor it writes.
+  for (const c10::Argument& a : call->schema->arguments()) {
+    if (a.name() != "self" && a.alias_info() != nullptr && a.alias_info()->isWrite()) return std::nullopt;
+  }
   PostOp post;
   post.attr = it->second;
   post.name = user.name();
@@ -188,34 +192,38 @@ void absorb_pointwise(Fusion& f, bool binary, const absl::flat_hash_set<const No
     f.unary = PostOp();
     f.at_node = true;
   };
-  if (position.at(f.residual) < position.at(f.node)) {
-    // The call goes where the convolution was, and reads the residual
-    // there: nothing between it and the add may write it.
-    const size_t from = position.at(f.node) + 1, to = position.at(f.absorbed.front());
-    const bool writes = std::any_of(order.begin() + from, order.begin() + to, [](const Node* u) {
+  // Whether a node strictly between positions `from` and `to` may write
+  // `value` (or what it views).
+  const auto written_between = [&](Node& value, size_t from, size_t to) {
+    const bool writes = std::any_of(order.begin() + from + 1, order.begin() + to, [](const Node* u) {
       for (const Node* v : u->input_nodes()) {
         if (may_write(*u, *v)) return true;
       }
       return false;
     });
-    if (writes) {
-      absl::flat_hash_set<Node*> outside(order.begin(), order.begin() + from);
-      outside.insert(order.begin() + to, order.end());
-      if (may_be_written(*f.residual, outside)) undo();
-    }
+    if (!writes) return false;
+    absl::flat_hash_set<Node*> outside(order.begin(), order.begin() + from + 1);
+    outside.insert(order.begin() + to, order.end());
+    return may_be_written(value, outside);
+  };
+  const size_t conv_at = position.at(f.node), add_at = position.at(f.absorbed.front());
+  if (position.at(f.residual) < conv_at) {
+    // The call goes where the convolution was, and reads the residual
+    // there: nothing between it and the add may write it.
+    if (written_between(*f.residual, conv_at, add_at)) undo();
     return;
   }
   // The residual is computed after the convolution: the call goes where the
-  // last absorbed node was, after every reader of the fused-away values'
-  // sizes (a folded batch norm's rank check) or not at all.
+  // add was, and reads the convolution's input and bias there: nothing
+  // between may write them, and no reader of the fused-away convolution's
+  // sizes (a folded batch norm's rank check) may come before.
   f.at_node = false;
-  const size_t at = position.at(f.last());
-  std::vector<Node*> fused_away = {f.node};
-  fused_away.insert(fused_away.end(), f.absorbed.begin(), f.absorbed.end() - 1);
-  for (const Node* v : fused_away) {
-    for (const Node* reader : v->users()) {
-      if (reads_sizes_only(*reader) && position.at(reader) < at) return undo();
-    }
+  if (written_between(*f.conv.input, conv_at, add_at) ||
+      (f.conv.bias != nullptr && written_between(*f.conv.bias, conv_at, add_at))) {
+    return undo();
+  }
+  for (const Node* reader : f.node->users()) {
+    if (reads_sizes_only(*reader) && position.at(reader) < add_at) return undo();
   }
 }
 
@@ -264,7 +272,7 @@ bool follows_layout(const Node& n) {
       "aten::leaky_relu", "aten::gelu",       "aten::add",        "aten::sub",
       "aten::mul",       "aten::div",         "aten::clamp",      "aten::clamp_min",
       "aten::clamp_max", "aten::dropout",     "aten::max_pool2d", "aten::avg_pool2d",
-      "aten::adaptive_avg_pool2d", "aten::adaptive_max_pool2d"};
+      "aten::adaptive_avg_pool2d"};
   return kFollowers->count(base) > 0;
 }
 
@@ -353,8 +361,13 @@ absl::StatusOr<MkldnnFusionReport> fuse_mkldnn_pointwise(GraphModule& gm,
                                             : call->node_arg("bias") != nullptr
                                                   ? Argument(call->node_arg("bias"))
                                                   : Argument::None();
-      if (problem.empty() && !call->is_none("bias") && call->node_arg("bias") == nullptr) {
-        problem = "its bias is not a value of the graph";
+      if (problem.empty() && !call->is_none("bias")) {
+        // oneDNN takes a bias of the output's features, where aten broadcasts.
+        Node* bias = call->node_arg("bias");
+        const auto b = bias != nullptr ? tensor_info(*bias) : std::nullopt;
+        if (!b || !b->float_cpu || b->shape != std::vector<int64_t>{w->toTensor().size(0)}) {
+          problem = "its bias is not a float32 CPU vector of its output features";
+        }
       }
     }
     if (problem.empty() && attribute_may_be_written(graph, weight->target())) {
@@ -452,7 +465,8 @@ absl::StatusOr<MkldnnFusionReport> fuse_mkldnn_pointwise(GraphModule& gm,
     if (last->erased()) {
       return absl::InternalError(absl::StrCat("mkldnn_fusion: ", f.describe(), " lost its last node"));
     }
-    InsertionGuard guard = graph.inserting_before(f.at_node ? f.node : last);
+    InsertionGuard guard =
+        graph.inserting_before(f.at_node ? f.node : f.absorbed.empty() ? last : f.absorbed.front());
     Node* call = nullptr;
     if (f.linear) {
       call = graph.call_function(kLinearPointwise,

@@ -50,7 +50,12 @@
 // why, when one of its values that such a reader reads may be written by the
 // graph: the reader would see a copy, blind to the write.
 //
-// Inference only: the fused operators have no gradients. NaN: oneDNN's fused
+// Limits: a residual add is fused when shape_prop saw both operands of the
+// same shape; inputs that make one broadcast at run time fail in oneDNN
+// (run the pass again for them). A region read by a module or an in-place
+// method is left alone (they may write what they read). The weight is read
+// by its attribute's name: a tensor tied to another attribute that the graph
+// writes is not seen. Inference only: the fused operators have no gradients. NaN: oneDNN's fused
 // relu gives 0 for NaN where aten gives NaN (as mkldnn_layout's). The graph
 // then holds MKLDNN weights: it cannot be saved (save before the pass, run it
 // after loading). libtorch 1.13 has none of these operators (they arrived in

@@ -247,6 +247,40 @@ TEST_F(MkldnnFusionTest, ResidualWrittenBeforeTheAddIsNotReadEarly) {
   expect_outputs(gm, inputs, reference(build, inputs));
 }
 
+// A residual computed after the convolution moves the fused call to the add:
+// an input of the convolution written in between must not be read there.
+TEST_F(MkldnnFusionTest, ConvolutionInputWrittenBeforeALaterResidualIsNotReadLate) {
+  SKIP_WITHOUT_FUSED_OPERATORS();
+  const auto build = [](Graph& g) {
+    Node* x = g.call_function("aten::mul.Scalar", {g.placeholder("x"), 1.0});
+    Node* c = conv(g, x);
+    Node* residual = g.call_function("aten::relu_", {x});
+    g.output(g.call_function("aten::add.Tensor", {c, residual}));
+  };
+  const auto inputs = image();
+  GraphModule gm = module_of(build);
+  run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(gm, kFusedBinary), 0);
+  expect_outputs(gm, inputs, reference(build, inputs));
+}
+
+// An out= overload's result is the tensor it writes: not a post-op.
+TEST_F(MkldnnFusionTest, OutOverloadIsNotAPostOp) {
+  SKIP_WITHOUT_FUSED_OPERATORS();
+  const auto build = [](Graph& g) {
+    Node* buffer = g.call_function("aten::zeros_like", {g.placeholder("x")});
+    g.call_function("aten::tanh.out", {conv(g, g.placeholder("y"))}, {{"out", buffer}});
+    g.output(buffer);
+  };
+  const std::vector<c10::IValue> inputs = {at::randn({2, 8, 10, 10}), at::randn({2, 8, 10, 10})};
+  GraphModule gm = module_of(build);
+  run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(gm, "aten::tanh.out"), 1);
+  expect_outputs(gm, inputs, reference(build, inputs));
+}
+
 TEST_F(MkldnnFusionTest, BroadcastingAddStaysAnAdd) {
   SKIP_WITHOUT_FUSED_OPERATORS();
   const auto build = [](Graph& g) {

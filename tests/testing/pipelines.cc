@@ -3,8 +3,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "passes/const_fold/const_fold.h"
+#include "passes/cse/cse.h"
 #include "passes/dce/dce.h"
+#include "passes/fold_bn/fold_bn.h"
 #include "passes/inline/inline.h"
+#include "passes/mkldnn_fusion/mkldnn_fusion.h"
 #include "passes/pass_manager.h"
 #include "passes/shape_prop/shape_prop.h"
 
@@ -20,6 +23,9 @@ absl::Status run_pipeline(GraphModule& gm, absl::string_view pipeline,
     register_inline(registrar);
     register_dce(registrar);
     register_shape_prop(registrar);
+    register_fold_bn(registrar);
+    register_cse(registrar);
+    register_mkldnn_fusion(registrar);
     if (!r->commit(registrar).ok()) std::abort();  // the in-tree passes always register
     return r;
   }();
