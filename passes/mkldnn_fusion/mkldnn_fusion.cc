@@ -276,23 +276,6 @@ bool follows_layout(const Node& n) {
   return kFollowers->count(base) > 0;
 }
 
-// A node outside `skip` that may write `value` or a tensor it may view;
-// nullptr when none (may_be_written, naming the writer).
-const Node* value_writer(Node& value, const absl::flat_hash_set<Node*>& skip) {
-  std::vector<Node*> work = {&value};
-  absl::flat_hash_set<Node*> seen = {&value};
-  while (!work.empty()) {
-    Node* v = work.back();
-    work.pop_back();
-    if (const Node* writer = writer_of(*v, skip)) return writer;
-    if (!may_alias(*v)) continue;
-    for (Node* input : v->input_nodes()) {
-      if (seen.insert(input).second) work.push_back(input);
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 bool has_mkldnn_pointwise_operators() {

@@ -89,21 +89,23 @@ const Node* writer_of(const Node& value, const absl::flat_hash_set<Node*>& skip)
   return nullptr;
 }
 
-// Whether a node outside `skip` may write `value` or a tensor it may view
-// (the base of a slice, and that base's other views).
-bool may_be_written(Node& value, const absl::flat_hash_set<Node*>& skip) {
+const Node* value_writer(Node& value, const absl::flat_hash_set<Node*>& skip) {
   std::vector<Node*> work = {&value};
   absl::flat_hash_set<Node*> seen = {&value};
   while (!work.empty()) {
     Node* v = work.back();
     work.pop_back();
-    if (writer_of(*v, skip) != nullptr) return true;
+    if (const Node* writer = writer_of(*v, skip)) return writer;
     if (!may_alias(*v)) continue;
     for (Node* input : v->input_nodes()) {
       if (seen.insert(input).second) work.push_back(input);
     }
   }
-  return false;
+  return nullptr;
+}
+
+bool may_be_written(Node& value, const absl::flat_hash_set<Node*>& skip) {
+  return value_writer(value, skip) != nullptr;
 }
 
 // Whether the graph may write the attribute `target`, through any get_attr

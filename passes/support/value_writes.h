@@ -40,6 +40,10 @@ FX_API bool may_alias(const Node& user);
 // alias of it; nullptr when none.
 FX_API const Node* writer_of(const Node& value, const absl::flat_hash_set<Node*>& skip);
 
+// A node outside `skip` that may write `value` or a tensor it may view (the
+// base of a slice, and that base's other views); nullptr when none.
+FX_API const Node* value_writer(Node& value, const absl::flat_hash_set<Node*>& skip);
+
 // Whether a node outside `skip` may write `value` or a tensor it may view.
 FX_API bool may_be_written(Node& value, const absl::flat_hash_set<Node*>& skip);
 
