@@ -7,6 +7,7 @@
 #include "passes/cse/cse.h"
 #include "passes/dce/dce.h"
 #include "passes/fold_bn/fold_bn.h"
+#include "passes/fuse_elementwise/fuse_elementwise.h"
 #include "passes/inline/inline.h"
 #include "passes/invert/invert.h"
 #include "passes/mkldnn_fusion/mkldnn_fusion.h"
@@ -35,6 +36,7 @@ constexpr Builtin kBuiltins[] = {
     {"cse", register_cse},
     {"dce", register_dce},
     {"fold_bn", register_fold_bn},
+    {"fuse_elementwise", register_fuse_elementwise},
     {"inline", register_inline},
     {"invert", register_invert},
     {"mkldnn_fusion", register_mkldnn_fusion},

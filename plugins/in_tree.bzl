@@ -11,6 +11,7 @@ IN_TREE_PLUGINS = {
     "cse": "//passes/cse",
     "dce": "//passes/dce",
     "fold_bn": "//passes/fold_bn",
+    "fuse_elementwise": "//passes/fuse_elementwise",
     "inline": "//passes/inline",
     "invert": "//passes/invert",
     "mkldnn_fusion": "//passes/mkldnn_fusion",

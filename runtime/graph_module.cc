@@ -5,6 +5,7 @@
 
 #include <torch/csrc/jit/api/compilation_unit.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_replace.h"
@@ -361,8 +362,16 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
   return absl::OkStatus();
 }
 
-absl::Status GraphModule::check_storable(absl::string_view format) const {
+absl::Status GraphModule::check_storable(absl::string_view format, bool for_pytorch) const {
   for (const Node* n : graph_->nodes()) {
+    if (for_pytorch && n->op() == Op::kCallFunction &&
+        (absl::StartsWith(n->target(), "fx::") || absl::StartsWith(n->target(), "fx_mkldnn::"))) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "node '", n->name(), "' calls ", n->target(), ", an operator of FX for C++'s runtime "
+          "(made by the fuse_elementwise or mkldnn_layout pass) that PyTorch does not have, so ",
+          format, " cannot hold it: save the graph before fuse_elementwise or mkldnn_layout and "
+          "run the pass after loading it"));
+    }
     if (n->op() != Op::kGetAttr) continue;
     auto value = get_attr(n->target());
     if (!value.ok() || !value->isTensor() || !value->toTensor().is_mkldnn()) continue;

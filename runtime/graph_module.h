@@ -161,8 +161,11 @@ class FX_API GraphModule {
 
   // Fails, naming the attribute and `format` ("TorchScript", "a graph file"),
   // when the graph reads a tensor no file format stores: an MKLDNN tensor
-  // (the mkldnn_layout pass's reordered weights).
-  absl::Status check_storable(absl::string_view format) const;
+  // (the mkldnn_layout pass's reordered weights); and, for a format PyTorch
+  // loads (`for_pytorch`), naming the node, when the graph calls an operator
+  // of FX for C++'s runtime (fx::elementwise, made by fuse_elementwise),
+  // which PyTorch does not have.
+  absl::Status check_storable(absl::string_view format, bool for_pytorch = true) const;
 
   // Runs the graph on `inputs` (torch.fx: `gm(*inputs)`) with its execution
   // plan (execution_plan.h), compiled for the CPU at the first call and again

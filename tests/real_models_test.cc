@@ -87,8 +87,8 @@ TEST_P(RealModelsTest, GraphComputesWhatTheModelComputesBeforeAndAfterPasses) {
     testing::expect_runs_like_the_module(*traced, module, inputs, pipeline);
   }
   // The CPU speed pipeline: oneDNN post-op fusion of convolutions and linear
-  // layers (libtorch 2.x; on 1.13 it changes nothing).
-  const char* fused = "inline{recurse=true},fold_bn,const_fold,cse,dce,shape_prop,mkldnn_fusion,dce";
+  // layers (libtorch 2.x; on 1.13 it changes nothing), then elementwise chains.
+  const char* fused = "inline{recurse=true},fold_bn,const_fold,cse,dce,shape_prop,mkldnn_fusion,fuse_elementwise,dce";
   auto traced = Tracer(testing::real_model_trace_options(name)).trace(module);
   ASSERT_TRUE(traced.ok()) << traced.status();
   absl::Status ran = testing::run_pipeline(*traced, fused, inputs);

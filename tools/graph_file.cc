@@ -70,7 +70,7 @@ Json module_to_json(const GraphModule& gm) {
 }  // namespace
 
 absl::StatusOr<std::string> graph_file_text(const GraphModule& gm) {
-  if (absl::Status s = gm.check_storable("a graph file"); !s.ok()) return s;
+  if (absl::Status s = gm.check_storable("a graph file", /*for_pytorch=*/false); !s.ok()) return s;
   Json out = {{"format", kFormat}, {"version", kGraphFileVersion}};
   out.update(module_to_json(gm));
   if (absl::Status s = check_utf8_strings(out); !s.ok()) return s;

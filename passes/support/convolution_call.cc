@@ -21,8 +21,9 @@ std::optional<TensorInfo> tensor_info(const Node& n) {
     if (!d.is_int()) return std::nullopt;
     info.shape.push_back(d.to_int());
   }
-  info.float_cpu = dtype != nullptr && dtype->is_string() && dtype->to_string() == "torch.float32" &&
-                   device != nullptr && device->is_string() && device->to_string() == "cpu";
+  if (dtype != nullptr && dtype->is_string()) info.dtype = dtype->to_string();
+  if (device != nullptr && device->is_string()) info.device = device->to_string();
+  info.float_cpu = info.dtype == "torch.float32" && info.device == "cpu";
   return info;
 }
 

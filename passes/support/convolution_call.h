@@ -29,6 +29,8 @@ namespace fx {
 // What shape_prop knows about a value.
 struct FX_API TensorInfo {
   std::vector<int64_t> shape;
+  std::string dtype;       // as Python prints it: "torch.float32"
+  std::string device;      // "cpu"
   bool float_cpu = false;  // float32 on the CPU
 };
 FX_API std::optional<TensorInfo> tensor_info(const Node& n);

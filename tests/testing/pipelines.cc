@@ -6,6 +6,7 @@
 #include "passes/cse/cse.h"
 #include "passes/dce/dce.h"
 #include "passes/fold_bn/fold_bn.h"
+#include "passes/fuse_elementwise/fuse_elementwise.h"
 #include "passes/inline/inline.h"
 #include "passes/mkldnn_fusion/mkldnn_fusion.h"
 #include "passes/pass_manager.h"
@@ -26,6 +27,7 @@ absl::Status run_pipeline(GraphModule& gm, absl::string_view pipeline,
     register_fold_bn(registrar);
     register_cse(registrar);
     register_mkldnn_fusion(registrar);
+    register_fuse_elementwise(registrar);
     if (!r->commit(registrar).ok()) std::abort();  // the in-tree passes always register
     return r;
   }();
