@@ -205,6 +205,21 @@ int64_t group_size(const Order& group, const std::vector<Label>& labels) {
   return n;
 }
 
+// The offsets, in tensor `t`, of every index of `group` (its labels in
+// order, the last varying fastest).
+std::vector<int64_t> group_offsets(const Order& group, const std::vector<Label>& labels, int t) {
+  std::vector<int64_t> offsets = {0};
+  for (int l : group) {
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * labels[l].size);
+    for (int64_t base : offsets) {
+      for (int64_t i = 0; i < labels[l].size; ++i) next.push_back(base + i * labels[l].stride[t]);
+    }
+    offsets = std::move(next);
+  }
+  return offsets;
+}
+
 }  // namespace
 
 bool Contraction::is_contraction(const c10::FunctionSchema& schema) {
@@ -374,9 +389,28 @@ absl::StatusOr<Contraction> Contraction::plan(const c10::FunctionSchema& schema,
   view_of(kB, {kBatch, kSum, kCols}, c.b3_, c.copy_b_);
   view_of(kOut, {kBatch, kRows, kCols}, c.out3_, c.copy_out_);
   const auto numel = [](const View3& v) { return v.sizes[0] * v.sizes[1] * v.sizes[2]; };
-  if (c.copy_a_.needed) c.scratch_numel_[kScratchA] = numel(c.a3_);
-  if (c.copy_b_.needed) c.scratch_numel_[kScratchB] = numel(c.b3_);
-  if (c.copy_out_.needed) c.scratch_numel_[kScratchProduct] = numel(c.out3_);
+  const int64_t multiply_adds = group_size(best.groups[kBatch], labels) *
+                                group_size(best.groups[kRows], labels) *
+                                group_size(best.groups[kSum], labels) *
+                                group_size(best.groups[kCols], labels);
+  if (c.device_.is_cpu() && multiply_adds <= kDirectMultiplyAdds) {
+    Direct& d = c.direct_;
+    d.used = true;
+    d.batch_a = group_offsets(best.groups[kBatch], labels, 0);
+    d.batch_b = group_offsets(best.groups[kBatch], labels, 1);
+    d.batch_out = group_offsets(best.groups[kBatch], labels, 2);
+    d.rows_a = group_offsets(best.groups[kRows], labels, 0);
+    d.rows_out = group_offsets(best.groups[kRows], labels, 2);
+    d.sum_a = group_offsets(best.groups[kSum], labels, 0);
+    d.sum_b = group_offsets(best.groups[kSum], labels, 1);
+    d.cols_b = group_offsets(best.groups[kCols], labels, 1);
+    d.cols_out = group_offsets(best.groups[kCols], labels, 2);
+  }
+  if (!c.direct_.used) {  // direct loops read and write in place
+    if (c.copy_a_.needed) c.scratch_numel_[kScratchA] = numel(c.a3_);
+    if (c.copy_b_.needed) c.scratch_numel_[kScratchB] = numel(c.b3_);
+    if (c.copy_out_.needed) c.scratch_numel_[kScratchProduct] = numel(c.out3_);
+  }
 
   // The plan is kept only if it reproduces aten's result on these operands.
   const at::TensorOptions options = at::TensorOptions().dtype(c.dtype_).device(a.device());
@@ -418,8 +452,45 @@ bool Contraction::matches(const at::Tensor& a, const at::Tensor& b) const {
          same_layout(b, b_sizes_, b_strides_);
 }
 
+template <typename T>
+void Contraction::run_direct(const T* a, const T* b, T* out) const {
+  const Direct& d = direct_;
+  const size_t n = d.cols_b.size();
+  // One row of results at a time, its sums kept apart (independent adds), each
+  // summed over k in order as aten's small-matrix loop does.
+  constexpr size_t kRow = 256;
+  T row[kRow];
+  for (size_t bt = 0; bt < d.batch_a.size(); ++bt) {
+    const T* a_bt = a + d.batch_a[bt];
+    const T* b_bt = b + d.batch_b[bt];
+    T* out_bt = out + d.batch_out[bt];
+    for (size_t i = 0; i < d.rows_a.size(); ++i) {
+      const T* a_row = a_bt + d.rows_a[i];
+      T* out_row = out_bt + d.rows_out[i];
+      for (size_t j0 = 0; j0 < n; j0 += kRow) {
+        const size_t width = std::min(kRow, n - j0);
+        std::fill(row, row + width, T(0));
+        for (size_t k = 0; k < d.sum_a.size(); ++k) {
+          const T x = a_row[d.sum_a[k]];
+          const T* b_k = b_bt + d.sum_b[k];
+          for (size_t j = 0; j < width; ++j) row[j] += x * b_k[d.cols_b[j0 + j]];
+        }
+        for (size_t j = 0; j < width; ++j) out_row[d.cols_out[j0 + j]] = row[j];
+      }
+    }
+  }
+}
+
 void Contraction::run(const at::Tensor& a, const at::Tensor& b, at::Tensor& out,
                       ScratchTensors& scratch) const {
+  if (direct_.used) {
+    if (dtype_ == c10::kFloat) {
+      run_direct<float>(a.data_ptr<float>(), b.data_ptr<float>(), out.data_ptr<float>());
+    } else {
+      run_direct<double>(a.data_ptr<double>(), b.data_ptr<double>(), out.data_ptr<double>());
+    }
+    return;
+  }
   const auto operand = [](const at::Tensor& x, const View3& view, const Copy& copy,
                           at::Tensor& buffer) {
     if (!copy.needed) return x.as_strided(view.sizes, view.strides);

@@ -24,6 +24,13 @@
 // result whose layout does not allow it goes through a contiguous scratch
 // tensor (one copy), as aten itself would.
 //
+// Small contractions on the CPU (at most kDirectMultiplyAdds products, as
+// in a tensor product) skip all that: loops over tables of each group's
+// offsets into the operands and the result, read in place whatever their
+// strides, with no copy, no view and no aten call. They add the products in
+// the order of aten's own loops for small matrices, so the values are the
+// same bit for bit where aten takes those (and within rounding elsewhere).
+//
 //   absl::StatusOr<Contraction> c = Contraction::plan(schema, args, result);
 //   if (c.ok() && c->matches(a, b)) c->run(a, b, out, scratch);
 //
@@ -63,6 +70,8 @@ class Contraction {
   // and the product before it is copied into a result it cannot be written
   // into directly.
   enum Scratch { kScratchA = 0, kScratchB = 1, kScratchProduct = 2 };
+  // The largest contraction (in multiply-adds) run as direct loops.
+  static constexpr int64_t kDirectMultiplyAdds = 1 << 16;
   using ScratchTensors = std::array<at::Tensor, 3>;
 
   // Compiles the call of `schema` (aten::einsum or aten::tensordot) on `args`
@@ -90,6 +99,18 @@ class Contraction {
   int64_t scratch_numel(Scratch which) const { return scratch_numel_[which]; }
 
  private:
+  // Loops over offset tables: out[bt][i][j] = sum_k a[bt][i][k] * b[bt][k][j],
+  // each index the offset of its group's labels in each tensor (elements).
+  struct Direct {
+    bool used = false;
+    std::vector<int64_t> batch_a, batch_b, batch_out;
+    std::vector<int64_t> rows_a, rows_out;
+    std::vector<int64_t> sum_a, sum_b;
+    std::vector<int64_t> cols_b, cols_out;
+  };
+  template <typename T>
+  void run_direct(const T* a, const T* b, T* out) const;
+
   // A tensor as the product sees it: a 3-d view [batch, rows, cols] of an
   // operand, of the result, or of the scratch copy standing in for it.
   struct View3 {
@@ -110,6 +131,7 @@ class Contraction {
   std::vector<int64_t> a_sizes_, a_strides_, b_sizes_, b_strides_;
   std::vector<int64_t> out_sizes_, out_strides_;
   View3 a3_, b3_, out3_;
+  Direct direct_;
   Copy copy_a_, copy_b_, copy_out_;
   std::array<int64_t, 3> scratch_numel_{0, 0, 0};
 };

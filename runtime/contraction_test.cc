@@ -89,34 +89,41 @@ TEST_F(ContractionTest, TensorProductPathsNeedNoCopies) {
   expect_einsum("dca,db->dcab", x2_3, x1, 0);
   expect_einsum("dc,dba->dcba", x1, x3_5, 0);
   expect_einsum("dca,dba->dcb", x2_3, x2_3, 0);
-  expect_einsum("ecab,eda->ecbd", at::randn({B, 2, 3, 5}), x2_3, 1);
-  expect_einsum("ecab,eacd->edb", at::randn({B, 3, 5, 5}), at::randn({B, 5, 3, 3}), 1);
+  expect_einsum("ecab,eda->ecbd", at::randn({B, 2, 3, 5}), x2_3, 0);
+  expect_einsum("ecab,eacd->edb", at::randn({B, 3, 5, 5}), at::randn({B, 5, 3, 3}), 0);
 
-  struct Dot {
-    at::Tensor a, b;
-    std::vector<int64_t> da, db;
-    // Scratch copies needed: where the summed (or kept) labels of the
-    // weight lie in an order that does not nest in the other operand's
-    // strides, one operand is copied, as aten does.
-    int copies;
-  };
-  const std::vector<Dot> dots = {
-      {at::randn({B, 1, 1}), at::randn({1, 1, 1}), {1, 2}, {1, 0}, 0},
-      // The batch dimension of the first operand becomes the product's batch.
-      {at::randn({B, 2, 3, 1}), at::randn({1, 2, 2}), {1, 3}, {1, 0}, 0},
-      {at::randn({B, 2, 5, 2}), at::randn({2, 2, 3}), {3, 1}, {1, 0}, 1},
-      {x3_5, at::randn({2, 3, 2}), {1}, {1}, 1},
-      {x2_3, at::randn({5, 3, 3}), {2}, {1}, 1},
-      {at::randn({B, 3, 3}), at::randn({3, 3, 1}), {1, 2}, {1, 0}, 1},
-  };
-  for (const Dot& d : dots) {
-    const at::Tensor expected = at::tensordot(d.a, d.b, d.da, d.db);
-    auto c = Contraction::plan(schema_of("aten::tensordot"), {d.a, d.b, d.da, d.db}, expected);
-    ASSERT_TRUE(c.ok()) << c.status();
-    EXPECT_EQ(scratch_count(*c), d.copies) << d.a.sizes() << " " << d.b.sizes();
-    const at::Tensor got = run(*c, d.a, d.b);
-    EXPECT_EQ(got.strides(), expected.strides());
-    EXPECT_TRUE(at::allclose(got, expected, 1e-5, 1e-6));
+  // Small enough for direct loops, which read every operand in place; at a
+  // batch of 16,384 the batched product, whose scratch copies are needed
+  // where the summed (or kept) labels of the weight lie in an order that
+  // does not nest in the other operand's strides, as aten copies them.
+  for (const int64_t batch : {B, int64_t{16384}}) {
+    SCOPED_TRACE(batch);
+    const at::Tensor y = at::randn({batch, 22});
+    const at::Tensor y2_3 = y.narrow(1, 1, 6).view({batch, 2, 3});
+    const at::Tensor y3_5 = y.narrow(1, 7, 15).view({batch, 3, 5});
+    struct Dot {
+      at::Tensor a, b;
+      std::vector<int64_t> da, db;
+      int copies;  // at batch 16,384
+    };
+    const std::vector<Dot> dots = {
+        {at::randn({batch, 1, 1}), at::randn({1, 1, 1}), {1, 2}, {1, 0}, 0},
+        // The batch dimension of the first operand becomes the product's batch.
+        {at::randn({batch, 2, 3, 1}), at::randn({1, 2, 2}), {1, 3}, {1, 0}, 0},
+        {at::randn({batch, 2, 5, 2}), at::randn({2, 2, 3}), {3, 1}, {1, 0}, 1},
+        {y3_5, at::randn({2, 3, 2}), {1}, {1}, 1},
+        {y2_3, at::randn({5, 3, 3}), {2}, {1}, 1},
+        {at::randn({batch, 3, 3}), at::randn({3, 3, 1}), {1, 2}, {1, 0}, 1},
+    };
+    for (const Dot& d : dots) {
+      const at::Tensor expected = at::tensordot(d.a, d.b, d.da, d.db);
+      auto c = Contraction::plan(schema_of("aten::tensordot"), {d.a, d.b, d.da, d.db}, expected);
+      ASSERT_TRUE(c.ok()) << c.status();
+      EXPECT_EQ(scratch_count(*c), batch == B ? 0 : d.copies) << d.a.sizes() << " " << d.b.sizes();
+      const at::Tensor got = run(*c, d.a, d.b);
+      EXPECT_EQ(got.strides(), expected.strides());
+      EXPECT_TRUE(at::allclose(got, expected, 1e-5, 1e-6));
+    }
   }
 }
 
