@@ -2,8 +2,10 @@
 #include "runtime/contraction.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
+#include <ATen/cpu/vec/vec.h>
 #include <ATen/ops/allclose.h>
 #include <c10/core/InferenceMode.h>
 #include <ATen/ops/bmm.h>
@@ -394,17 +396,37 @@ absl::StatusOr<Contraction> Contraction::plan(const c10::FunctionSchema& schema,
                                 group_size(best.groups[kSum], labels) *
                                 group_size(best.groups[kCols], labels);
   if (c.device_.is_cpu() && multiply_adds <= kDirectMultiplyAdds) {
+    const auto axis = [&](const Order& order) {
+      return Axis{group_offsets(order, labels, 0), group_offsets(order, labels, 1),
+                  group_offsets(order, labels, 2)};
+    };
+    // The inner label: the longest, four times over where the loop along it
+    // vectorises (contiguous in the result, contiguous or absent in each
+    // operand).
+    Order kept;
+    for (Group g : {kBatch, kRows, kCols}) kept.insert(kept.end(), best.groups[g].begin(), best.groups[g].end());
+    int inner = -1;
+    int64_t best_score = 0;
+    for (int l : kept) {
+      const Label& x = labels[l];
+      const bool vectorises = x.stride[2] == 1 && x.stride[0] <= 1 && x.stride[1] <= 1;
+      const int64_t score = x.size * (vectorises ? 4 : 1);
+      if (score > best_score) {
+        best_score = score;
+        inner = l;
+      }
+    }
     Direct& d = c.direct_;
     d.used = true;
-    d.batch_a = group_offsets(best.groups[kBatch], labels, 0);
-    d.batch_b = group_offsets(best.groups[kBatch], labels, 1);
-    d.batch_out = group_offsets(best.groups[kBatch], labels, 2);
-    d.rows_a = group_offsets(best.groups[kRows], labels, 0);
-    d.rows_out = group_offsets(best.groups[kRows], labels, 2);
-    d.sum_a = group_offsets(best.groups[kSum], labels, 0);
-    d.sum_b = group_offsets(best.groups[kSum], labels, 1);
-    d.cols_b = group_offsets(best.groups[kCols], labels, 1);
-    d.cols_out = group_offsets(best.groups[kCols], labels, 2);
+    d.sum = axis(best.groups[kSum]);
+    if (inner >= 0) {
+      d.inner_size = labels[inner].size;
+      d.inner_a = labels[inner].stride[0];
+      d.inner_b = labels[inner].stride[1];
+      d.inner_out = labels[inner].stride[2];
+      kept.erase(std::find(kept.begin(), kept.end(), inner));
+    }
+    d.outer = axis(kept);
   }
   if (!c.direct_.used) {  // direct loops read and write in place
     if (c.copy_a_.needed) c.scratch_numel_[kScratchA] = numel(c.a3_);
@@ -452,30 +474,45 @@ bool Contraction::matches(const at::Tensor& a, const at::Tensor& b) const {
          same_layout(b, b_sizes_, b_strides_);
 }
 
+namespace {
+
+// o[t*so] (= 0 + or +=) x[t*sx] * y[t*sy] for t < n: vectorised where the
+// result is contiguous and each operand contiguous or one value.
+template <typename T, bool kFirst>
+void multiply_add(T* o, int64_t so, const T* x, int64_t sx, const T* y, int64_t sy, int64_t n) {
+  using Vec = at::vec::Vectorized<T>;
+  const auto step = [](T acc, T product) { return kFirst ? T(0) + product : acc + product; };
+  int64_t t = 0;
+  if (so == 1 && sx <= 1 && sy <= 1 && sx >= 0 && sy >= 0) {
+    const Vec zero(T(0)), xv(*x), yv(*y);
+    for (; t + Vec::size() <= n; t += Vec::size()) {
+      const Vec p = (sx ? Vec::loadu(x + t) : xv) * (sy ? Vec::loadu(y + t) : yv);
+      (kFirst ? zero + p : Vec::loadu(o + t) + p).store(o + t);
+    }
+  }
+  for (; t < n; ++t) o[t * so] = step(o[t * so], x[t * sx] * y[t * sy]);
+}
+
+}  // namespace
+
 template <typename T>
 void Contraction::run_direct(const T* a, const T* b, T* out) const {
   const Direct& d = direct_;
-  const size_t n = d.cols_b.size();
-  // One row of results at a time, its sums kept apart (independent adds), each
-  // summed over k in order as aten's small-matrix loop does.
-  constexpr size_t kRow = 256;
-  T row[kRow];
-  for (size_t bt = 0; bt < d.batch_a.size(); ++bt) {
-    const T* a_bt = a + d.batch_a[bt];
-    const T* b_bt = b + d.batch_b[bt];
-    T* out_bt = out + d.batch_out[bt];
-    for (size_t i = 0; i < d.rows_a.size(); ++i) {
-      const T* a_row = a_bt + d.rows_a[i];
-      T* out_row = out_bt + d.rows_out[i];
-      for (size_t j0 = 0; j0 < n; j0 += kRow) {
-        const size_t width = std::min(kRow, n - j0);
-        std::fill(row, row + width, T(0));
-        for (size_t k = 0; k < d.sum_a.size(); ++k) {
-          const T x = a_row[d.sum_a[k]];
-          const T* b_k = b_bt + d.sum_b[k];
-          for (size_t j = 0; j < width; ++j) row[j] += x * b_k[d.cols_b[j0 + j]];
-        }
-        for (size_t j = 0; j < width; ++j) out_row[d.cols_out[j0 + j]] = row[j];
+  const int64_t n = d.inner_size, sa = d.inner_a, sb = d.inner_b, so = d.inner_out;
+  const Axis& outer = d.outer;
+  // Sum by sum, in order, into the result: the first product added to 0 (as
+  // aten's loop adds it, which makes a product of -0.0 +0.0).
+  for (size_t k = 0; k < d.sum.a.size(); ++k) {
+    const T* a_k = a + d.sum.a[k];
+    const T* b_k = b + d.sum.b[k];
+    for (size_t i = 0; i < outer.a.size(); ++i) {
+      const T* x = a_k + outer.a[i];
+      const T* y = b_k + outer.b[i];
+      T* o = out + outer.out[i];
+      if (k == 0) {
+        multiply_add<T, true>(o, so, x, sa, y, sb, n);
+      } else {
+        multiply_add<T, false>(o, so, x, sa, y, sb, n);
       }
     }
   }

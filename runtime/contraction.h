@@ -25,11 +25,14 @@
 // tensor (one copy), as aten itself would.
 //
 // Small contractions on the CPU (at most kDirectMultiplyAdds products, as
-// in a tensor product) skip all that: loops over tables of each group's
-// offsets into the operands and the result, read in place whatever their
-// strides, with no copy, no view and no aten call. They add the products in
-// the order of aten's own loops for small matrices, so the values are the
-// same bit for bit where aten takes those (and within rounding elsewhere).
+// in a tensor product) skip all that: loops over the groups' offsets into
+// the operands and the result, which read them in place whatever their
+// strides, with no copy, no view and no aten call. The summed labels are
+// the outer loop, so that each result adds its products in the order of
+// aten's own loops for small matrices (the values are the same bit for bit
+// where aten takes those, and within rounding elsewhere); the innermost loop
+// runs along one kept label, the longest, vectorised where it is contiguous
+// in the result and contiguous or broadcast in the operands.
 //
 //   absl::StatusOr<Contraction> c = Contraction::plan(schema, args, result);
 //   if (c.ok() && c->matches(a, b)) c->run(a, b, out, scratch);
@@ -99,14 +102,19 @@ class Contraction {
   int64_t scratch_numel(Scratch which) const { return scratch_numel_[which]; }
 
  private:
-  // Loops over offset tables: out[bt][i][j] = sum_k a[bt][i][k] * b[bt][k][j],
-  // each index the offset of its group's labels in each tensor (elements).
+  // out[bt][i][j] = sum_k a[bt][i][k] * b[bt][k][j] as loops: the summed
+  // labels, the other kept labels but one, and that one, innermost. Each
+  // loop's indices have their offsets (in elements) in a, b and out (0 where
+  // the tensor lacks the label).
+  struct Axis {
+    std::vector<int64_t> a, b, out;
+  };
   struct Direct {
     bool used = false;
-    std::vector<int64_t> batch_a, batch_b, batch_out;
-    std::vector<int64_t> rows_a, rows_out;
-    std::vector<int64_t> sum_a, sum_b;
-    std::vector<int64_t> cols_b, cols_out;
+    Axis sum;                // outermost: the order of the sums
+    Axis outer;              // every kept label but the inner one
+    int64_t inner_size = 1;  // the inner label, and its strides
+    int64_t inner_a = 0, inner_b = 0, inner_out = 0;
   };
   template <typename T>
   void run_direct(const T* a, const T* b, T* out) const;
