@@ -223,6 +223,8 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run_steps(const Specialisation& spec,
     for (c10::IValue& v : slots) v = c10::IValue();
   };
   st.refresh_arena();
+  c10::optional<AllocationCache::Scope> cached;
+  if (options_.cache_allocations && st.device.is_cpu()) cached.emplace(st.allocations);
   torch::jit::Stack& stack = st.stack;
   c10::IValue result;
   for (const Step& step : spec.steps) {

@@ -40,10 +40,11 @@
 //     its own for that run, never a neighbour's.
 //   * Contractions: a two-operand aten::einsum or aten::tensordot (composite
 //     operators that permute, reshape, copy and multiply on every call) runs
-//     as one aten::bmm.out over strided views of its operands, planned for
-//     the layouts the first run saw and checked against aten's result then
-//     (contraction.h); its result and any scratch copy live in the arena. A
-//     later run whose operands have other strides calls the operator.
+//     as direct loops over its operands where it is small, else as one
+//     aten::bmm.out over strided views of them, planned for the layouts the
+//     first run saw and checked against aten's result then (contraction.h);
+//     its result and any scratch copy live in the arena. A later run whose
+//     operands have other strides calls the operator.
 //   * Runs under c10::InferenceMode unless `inference_mode` is off (then
 //     autograd records as usual and memory planning is off: outputs may be
 //     saved for backward).
@@ -92,6 +93,12 @@ struct FX_API PlanOptions {
   // operand layouts of each input signature, into one batched matrix
   // product over strided views of the operands (under inference mode).
   bool compile_contractions = true;
+  // Keep the CPU memory that operators without an out= overload allocate
+  // themselves (oneDNN's fused convolutions), of 64 KiB or more, for the
+  // next run of the same run state, instead of handing it back to the
+  // system to be faulted in again (allocation_cache.h). Holds at most one
+  // run's worth of such blocks per run state.
+  bool cache_allocations = true;
 };
 
 // What compiling one input signature produced.

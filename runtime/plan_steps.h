@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/node.h"
+#include "runtime/allocation_cache.h"
 #include "runtime/contraction.h"
 #include "runtime/execution_plan.h"
 #include "runtime/node_calls.h"
@@ -138,6 +139,8 @@ struct ExecutionPlan::RunState::Impl {
   at::Tensor arena;
   std::vector<at::Tensor> planned;
   c10::Device device = c10::Device(c10::kCPU);
+  // Memory the operators allocate themselves, kept between runs.
+  AllocationCache allocations;
 
   // Switches to `spec`: a new arena and planned tensors.
   void use(std::shared_ptr<const Specialisation> spec, const c10::Device& device);
