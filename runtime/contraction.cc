@@ -419,6 +419,7 @@ absl::StatusOr<Contraction> Contraction::plan(const c10::FunctionSchema& schema,
     Direct& d = c.direct_;
     d.used = true;
     d.sum = axis(best.groups[kSum]);
+    d.summed = !best.groups[kSum].empty();
     if (inner >= 0) {
       d.inner_size = labels[inner].size;
       d.inner_a = labels[inner].stride[0];
@@ -478,16 +479,22 @@ namespace {
 
 // o[t*so] (= 0 + or +=) x[t*sx] * y[t*sy] for t < n: vectorised where the
 // result is contiguous and each operand contiguous or one value.
-template <typename T, bool kFirst>
+// kMode: kProduct writes the product (nothing is summed), kFirst adds the
+// first product to 0, kNext adds a product to the result so far.
+enum SumMode { kProduct, kFirst, kNext };
+
+template <typename T, SumMode kMode>
 void multiply_add(T* o, int64_t so, const T* x, int64_t sx, const T* y, int64_t sy, int64_t n) {
   using Vec = at::vec::Vectorized<T>;
-  const auto step = [](T acc, T product) { return kFirst ? T(0) + product : acc + product; };
+  const auto step = [](T acc, T product) {
+    return kMode == kProduct ? product : kMode == kFirst ? T(0) + product : acc + product;
+  };
   int64_t t = 0;
   if (so == 1 && sx <= 1 && sy <= 1 && sx >= 0 && sy >= 0) {
     const Vec zero(T(0)), xv(*x), yv(*y);
     for (; t + Vec::size() <= n; t += Vec::size()) {
       const Vec p = (sx ? Vec::loadu(x + t) : xv) * (sy ? Vec::loadu(y + t) : yv);
-      (kFirst ? zero + p : Vec::loadu(o + t) + p).store(o + t);
+      (kMode == kProduct ? p : kMode == kFirst ? zero + p : Vec::loadu(o + t) + p).store(o + t);
     }
   }
   for (; t < n; ++t) o[t * so] = step(o[t * so], x[t * sx] * y[t * sy]);
@@ -509,10 +516,12 @@ void Contraction::run_direct(const T* a, const T* b, T* out) const {
       const T* x = a_k + outer.a[i];
       const T* y = b_k + outer.b[i];
       T* o = out + outer.out[i];
-      if (k == 0) {
-        multiply_add<T, true>(o, so, x, sa, y, sb, n);
+      if (!d.summed) {
+        multiply_add<T, kProduct>(o, so, x, sa, y, sb, n);
+      } else if (k == 0) {
+        multiply_add<T, kFirst>(o, so, x, sa, y, sb, n);
       } else {
-        multiply_add<T, false>(o, so, x, sa, y, sb, n);
+        multiply_add<T, kNext>(o, so, x, sa, y, sb, n);
       }
     }
   }

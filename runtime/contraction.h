@@ -30,7 +30,10 @@
 // strides, with no copy, no view and no aten call. The summed labels are
 // the outer loop, so that each result adds its products in the order of
 // aten's own loops for small matrices (the values are the same bit for bit
-// where aten takes those, and within rounding elsewhere); the innermost loop
+// where aten takes those, and within rounding elsewhere: a label summed from
+// one operand only is summed with the products, where aten sums it first);
+// with no label summed, each result is its product, as aten's einsum
+// multiplies then; the innermost loop
 // runs along one kept label, the longest, vectorised where it is contiguous
 // in the result and contiguous or broadcast in the operands.
 //
@@ -112,6 +115,7 @@ class Contraction {
   struct Direct {
     bool used = false;
     Axis sum;                // outermost: the order of the sums
+    bool summed = false;     // some label is summed (else each result is one product)
     Axis outer;              // every kept label but the inner one
     int64_t inner_size = 1;  // the inner label, and its strides
     int64_t inner_a = 0, inner_b = 0, inner_out = 0;

@@ -1,6 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/contraction.h"
 
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <random>
@@ -267,6 +268,18 @@ TEST_F(ContractionTest, RandomTensordotsMatchAten) {
     if (HasFatalFailure()) return;
   }
   EXPECT_GT(planned, 250);
+}
+
+// With nothing summed each result is its product, as aten's einsum
+// multiplies: -0.0 stays -0.0.
+TEST_F(ContractionTest, OuterProductsKeepTheSignOfZero) {
+  const at::Tensor a = at::tensor({-1.0f, 1.0f}), b = at::tensor({0.0f, 2.0f});
+  const at::Tensor expected = at::einsum("i,j->ij", {a, b});
+  auto c = Contraction::plan(schema_of("aten::einsum"), einsum_args("i,j->ij", a, b), expected);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const at::Tensor got = run(*c, a, b);
+  EXPECT_TRUE(std::signbit(got[0][0].item<float>()));
+  EXPECT_EQ(std::signbit(got[0][0].item<float>()), std::signbit(expected[0][0].item<float>()));
 }
 
 TEST_F(ContractionTest, ImplicitOutputIsAlphabeticalUpperCaseFirst) {

@@ -97,6 +97,7 @@ std::string operand_text(const ElementwiseOperand& o) {
 }  // namespace
 
 absl::StatusOr<ElementwiseProgram> ElementwiseProgram::parse(absl::string_view text) {
+  constexpr int kMaxIndex = 1 << 24;
   ElementwiseProgram program;
   const std::vector<absl::string_view> parts = absl::StrSplit(text, ';');
   for (size_t k = 0; k < parts.size(); ++k) {
@@ -127,6 +128,7 @@ absl::StatusOr<ElementwiseProgram> ElementwiseProgram::parse(absl::string_view t
       int index = 0;
       if (o.size() > 1 && (o[0] == 'i' || o[0] == 't') && absl::SimpleAtoi(o.substr(1), &index) &&
           index >= 0) {
+        if (index >= kMaxIndex) return bad(absl::StrCat("'", o, "': at most ", kMaxIndex, " of each"));
         if (o[0] == 't' && index >= static_cast<int>(k)) {
           return bad(absl::StrCat("'", o, "' is not an earlier result"));
         }
@@ -200,10 +202,14 @@ struct FastLayout {
   int64_t numel = 1;
 };
 
-std::optional<FastLayout> fast_layout(const std::vector<at::Tensor>& inputs) {
+// `used`: the inputs the result depends on (the others do not shape it).
+std::optional<FastLayout> fast_layout(const std::vector<at::Tensor>& inputs,
+                                      const std::vector<bool>& used) {
   FastLayout layout;
   bool first = true, have_full = false;
-  for (const at::Tensor& t : inputs) {
+  for (size_t j = 0; j < inputs.size(); ++j) {
+    if (j >= used.size() || !used[j]) continue;
+    const at::Tensor& t = inputs[j];
     if (!t.defined() || !t.is_cpu() || t.layout() != c10::kStrided || t.is_conj() || t.is_neg()) {
       return std::nullopt;
     }
@@ -237,6 +243,11 @@ struct CompiledProgram {
   ElementwiseProgram program;
   std::vector<int> register_of;
   int registers = 0;
+  // The inputs the last result depends on.
+  std::vector<bool> used;
+  // Whether the fast loop computes it: not where aten refuses an operation
+  // (a subtraction of a bool), which the operators one by one then do.
+  bool fast = true;
 };
 
 CompiledProgram compile(std::string text, ElementwiseProgram program) {
@@ -270,6 +281,23 @@ CompiledProgram compile(std::string text, ElementwiseProgram program) {
       free_registers.pop_back();
     }
   }
+  // Backwards from the result: what it depends on.
+  std::vector<bool> needed(n, false);
+  c.used.assign(program.inputs, false);
+  if (n > 0) needed[n - 1] = true;
+  for (size_t k = n; k-- > 0;) {
+    if (!needed[k]) continue;
+    const ElementwiseInstruction& ins = program.instructions[k];
+    for (const ElementwiseOperand* o : {&ins.a, &ins.b}) {
+      if (o == &ins.b && !is_binary(ins.op)) continue;
+      if (o->kind == ElementwiseOperand::Kind::kResult) needed[o->index] = true;
+      if (o->kind == ElementwiseOperand::Kind::kInput) c.used[o->index] = true;
+    }
+    if (ins.op == ElementwiseOp::kSub && ins.b.kind == ElementwiseOperand::Kind::kNumber &&
+        ins.b.number.isBoolean()) {
+      c.fast = false;
+    }
+  }
   c.program = std::move(program);
   return c;
 }
@@ -285,7 +313,7 @@ std::shared_ptr<const CompiledProgram> compiled(c10::string_view text) {
   thread_local Recent recent[kRecent];
   thread_local size_t next = 0;
   for (const Recent& r : recent) {
-    if (r.data == text.data() && r.program->text.size() == text.size() &&
+    if (r.program != nullptr && r.data == text.data() && r.program->text.size() == text.size() &&
         std::memcmp(r.program->text.data(), text.data(), text.size()) == 0) {
       return r.program;
     }
@@ -372,6 +400,7 @@ void run_fast(const CompiledProgram& c, const std::vector<at::Tensor>& inputs, i
   std::vector<const T*> data(inputs.size());
   std::vector<T> value(inputs.size(), T(0));
   for (size_t j = 0; j < inputs.size(); ++j) {
+    if (j >= c.used.size() || !c.used[j]) continue;  // not read by the loop
     data[j] = inputs[j].data_ptr<T>();
     if (inputs[j].dim() == 0) {
       value[j] = *data[j];
@@ -428,7 +457,8 @@ at::Tensor elementwise(c10::string_view text, at::TensorList inputs_list) {
   const std::shared_ptr<const CompiledProgram> c = compiled(text);
   const std::vector<at::Tensor> inputs = inputs_list.vec();
   check_inputs(*c, inputs.size());
-  const std::optional<FastLayout> layout = fast_layout(inputs);
+  const std::optional<FastLayout> layout =
+      c->fast ? fast_layout(inputs, c->used) : std::optional<FastLayout>();
   if (!layout) return run_reference(c->program, inputs);
   at::Tensor out = at::empty_strided(layout->sizes, layout->strides,
                                      at::TensorOptions().dtype(layout->dtype));
@@ -440,7 +470,8 @@ at::Tensor& elementwise_out(c10::string_view text, at::TensorList inputs_list, a
   const std::shared_ptr<const CompiledProgram> c = compiled(text);
   const std::vector<at::Tensor> inputs = inputs_list.vec();
   check_inputs(*c, inputs.size());
-  const std::optional<FastLayout> layout = fast_layout(inputs);
+  const std::optional<FastLayout> layout =
+      c->fast ? fast_layout(inputs, c->used) : std::optional<FastLayout>();
   bool fast = layout && out.is_cpu() && out.layout() == c10::kStrided &&
               out.scalar_type() == layout->dtype && !out.is_conj() && !out.is_neg() &&
               out.sizes() == at::IntArrayRef(layout->sizes) &&
@@ -461,10 +492,13 @@ at::Tensor& elementwise_out(c10::string_view text, at::TensorList inputs_list, a
   return out;
 }
 
+// Whether an input wants a gradient (grad mode on and it requires grad) or
+// carries a forward-mode tangent: aten's operators then, which record both.
 bool grad_needed(at::TensorList inputs) {
-  if (!at::GradMode::is_enabled()) return false;
-  return std::any_of(inputs.begin(), inputs.end(),
-                     [](const at::Tensor& t) { return t.defined() && t.requires_grad(); });
+  return std::any_of(inputs.begin(), inputs.end(), [](const at::Tensor& t) {
+    return t.defined() && ((at::GradMode::is_enabled() && t.requires_grad()) ||
+                           t._fw_grad(/*level=*/0).defined());
+  });
 }
 
 // Above autograd: aten's operators where a gradient is wanted (they record
@@ -483,8 +517,14 @@ at::Tensor& elementwise_out_autograd(c10::string_view text, at::TensorList input
   TORCH_CHECK(!grad_needed(inputs) && !(at::GradMode::is_enabled() && out.requires_grad()),
               "fx::elementwise.out(): functions with out=... arguments don't support automatic "
               "differentiation, but one of the arguments requires grad");
-  at::AutoDispatchBelowADInplaceOrView guard;
-  return elementwise_out(text, inputs, out);
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    elementwise_out(text, inputs, out);
+  }
+  // A write, as aten's out= overloads record it: autograd then refuses a
+  // backward through a value this overwrote.
+  out.unsafeGetTensorImpl()->bump_version();
+  return out;
 }
 
 TORCH_LIBRARY(fx, m) {

@@ -152,6 +152,30 @@ TEST(ElementwiseKernel, OtherInputsRunAtensOperators) {
                        gappy - gappy));
 }
 
+// Only what the result depends on shapes it; an operation aten refuses (a
+// bool subtracted) fails as aten's does.
+TEST(ElementwiseKernel, UnreadInputsDoNotShapeTheResultAndRefusalsAreAtens) {
+  c10::InferenceMode guard;
+  const at::Tensor two = at::full({}, 2.0);
+  const at::Tensor got = parse_and_run("t0=neg(i1)", {at::ones({3}, at::kDouble), two});
+  EXPECT_TRUE(SameBits(got, at::neg(two)));
+  EXPECT_ANY_THROW(parse_and_run("t0=sub(i0,True)", {at::ones({3})}));
+  EXPECT_ANY_THROW(at::sub(at::ones({3}), true));
+}
+
+// The out= overload is a write autograd sees: a backward through the value
+// it overwrote fails, as after aten's out= overloads.
+TEST(ElementwiseKernel, OutVariantIsAWriteForAutograd) {
+  auto op = find_operator("fx::elementwise.out");
+  ASSERT_TRUE(op.ok()) << op.status();
+  const at::Tensor w = at::randn({4}).requires_grad_(true);
+  at::Tensor t = at::randn({4});
+  const at::Tensor loss = (w * t).sum();
+  torch::jit::Stack stack{std::string("t0=neg(i0)"), c10::List<at::Tensor>({t}), t};
+  op->run(stack);
+  EXPECT_ANY_THROW(loss.backward());
+}
+
 TEST(ElementwiseKernel, OutVariantWritesItsOutput) {
   c10::InferenceMode guard;
   auto op = find_operator("fx::elementwise.out");

@@ -14,6 +14,7 @@
 #include "core/well_known.h"
 #include "passes/support/call_arguments.h"
 #include "passes/support/convolution_call.h"
+#include "passes/support/tensor_readers.h"
 #include "passes/support/value_writes.h"
 #include "runtime/elementwise_kernels.h"
 #include "runtime/graph_module.h"
@@ -78,7 +79,8 @@ std::optional<Member> as_member(Node& n) {
   if (m.other == nullptr) return std::nullopt;
   if (m.other->is_node()) {
     if (!takes_operand(*m.other->to_node(), *info)) return std::nullopt;
-  } else if (!m.other->is_int() && !m.other->is_double() && !m.other->is_bool()) {
+  } else if (!m.other->is_int() && !m.other->is_double() &&
+             !(m.other->is_bool() && *op != ElementwiseOp::kSub)) {  // aten refuses x - True
     return std::nullopt;
   }
   return m;
@@ -133,13 +135,18 @@ std::pair<ElementwiseProgram, std::vector<Node*>> program_of(const Group& g) {
 
 // Why `g` cannot be one call at its last member's place; "" when it can:
 // every value its earlier members read is read later, so the graph must not
-// write it.
-std::string why_not_fused(const Group& g) {
+// write it (nor, for an attribute, a module that holds its tensor).
+std::string why_not_fused(const GraphModule& gm, const TensorReaders& readers, const Group& g) {
   for (size_t i = 0; i + 1 < g.members.size(); ++i) {
     const Member& m = g.members[i];
     for (Node* read : {m.self, m.other != nullptr && m.other->is_node() ? m.other->to_node() : nullptr}) {
       if (read == nullptr) continue;
-      if (const Node* writer = value_writer(*read, {}); writer != nullptr) {
+      const Node* writer = value_writer(*read, {});
+      if (writer == nullptr && read->op() == Op::kGetAttr) {
+        auto value = gm.get_attr(read->target());
+        if (value.ok() && value->isTensor()) writer = tensor_writer(readers, value->toTensor(), {});
+      }
+      if (writer != nullptr) {
         return absl::StrCat(m.node->name(), " reads ", read->name(), ", which ", writer->name(),
                             " may write: one call at ", g.members.back().node->name(),
                             " would read it later");
@@ -197,10 +204,22 @@ absl::StatusOr<ElementwiseFusionReport> fuse_elementwise(GraphModule& gm) {
     members.push_back(*std::move(m));
   }
 
+  // Last groups first: rewriting a group changes the arguments of the users
+  // of its last node, which only later groups' members can be, and those
+  // are done by then.
+  std::vector<Group*> order;
   for (Group& g : groups) {
-    if (g.merged || g.members.size() < 2) continue;
+    if (!g.merged && g.members.size() >= 2) order.push_back(&g);
+  }
+  std::sort(order.begin(), order.end(), [](const Group* a, const Group* b) {
+    return b->members.back().node->comes_before(*a->members.back().node);
+  });
+  const TensorReaders readers(gm);
+  std::vector<std::string> fused;
+  for (Group* group : order) {
+    Group& g = *group;
     Node* last = g.members.back().node;
-    if (std::string why = why_not_fused(g); !why.empty()) {
+    if (std::string why = why_not_fused(gm, readers, g); !why.empty()) {
       report.left_alone.push_back(absl::StrCat(last->name(), ": ", why));
       continue;
     }
@@ -218,8 +237,10 @@ absl::StatusOr<ElementwiseFusionReport> fuse_elementwise(GraphModule& gm) {
       if (absl::Status s = graph.erase_node(it->node); !s.ok()) return s;
     }
     report.removed += static_cast<int>(g.members.size()) - 1;
-    report.fused.push_back(absl::StrJoin(names, " + "));
+    fused.push_back(absl::StrJoin(names, " + "));
   }
+  report.fused.assign(fused.rbegin(), fused.rend());  // in graph order
+  std::reverse(report.left_alone.begin(), report.left_alone.end());
   if (absl::Status s = graph.lint(); !s.ok()) {
     return absl::InternalError(absl::StrCat("fuse_elementwise left the graph malformed: ", s.message()));
   }

@@ -157,6 +157,26 @@ TEST_F(FuseElementwiseTest, ValuesReadTwiceStayAndBranchesMeet) {
   expect_same_results(build, gm, inputs);
 }
 
+// A chain's last value read by a later chain as well as by its own users
+// (y + f(y)): the later chain reads the fused call.
+TEST_F(FuseElementwiseTest, ALaterChainReadsAnEarlierChainsResult) {
+  const auto build = [](Graph& g) {
+    Node* x = g.placeholder("x");
+    Node* a = g.call_function("aten::add.Tensor", {x, 1.0});
+    Node* b = g.call_function("aten::mul.Tensor", {a, 2.0});
+    Node* c = g.call_function("aten::sub.Tensor", {b, 1.0});
+    Node* d = g.call_function("aten::relu", {c});
+    g.output(g.call_function("aten::mul.Tensor", {b, d}));
+  };
+  const std::vector<c10::IValue> inputs = {at::randn({33})};
+  GraphModule gm = module_of(build);
+  fuse(gm, inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(gm, kElementwise), 2);
+  EXPECT_EQ(gm.graph().size(), 4u);  // x, two calls, output
+  expect_same_results(build, gm, inputs);
+}
+
 // What the fast loop would not compute as aten does is not fused:
 // broadcasting between full tensors, integers, alpha, in-place operators.
 TEST_F(FuseElementwiseTest, WhatItCannotProveStays) {
