@@ -16,5 +16,11 @@ std::vector<std::string> node_targets(const Graph& g, Op op) {
   return out;
 }
 
+int count_targets(const Graph& g, const std::string& target) {
+  int count = 0;
+  for (const Node* n : g.nodes()) count += n->target() == target;
+  return count;
+}
+
 }  // namespace testing
 }  // namespace fx

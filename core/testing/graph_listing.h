@@ -19,6 +19,9 @@ std::vector<std::string> node_names(const Graph& g);
 // The targets of the nodes with opcode `op`, in graph order.
 std::vector<std::string> node_targets(const Graph& g, Op op);
 
+// How many nodes have `target` as their target.
+int count_targets(const Graph& g, const std::string& target);
+
 }  // namespace testing
 }  // namespace fx
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/testing/graph_listing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/pass_manager.h"
@@ -21,16 +22,11 @@
 namespace fx {
 namespace {
 
-using ::testing::Contains;
 using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-int count_targets(const GraphModule& gm, const std::string& target) {
-  int count = 0;
-  for (const Node* n : gm.graph().nodes()) count += n->target() == target;
-  return count;
-}
+using testing::count_targets;
 
 GraphModule module_of(const std::function<void(Graph&)>& build) {
   auto g = std::make_unique<Graph>();
@@ -107,7 +103,7 @@ TEST_F(FuseElementwiseTest, AChainBecomesOneCall) {
   GraphModule gm = module_of(build);
   EXPECT_THAT(fuse(gm, inputs), IsEmpty());
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kElementwise), 1);
+  EXPECT_EQ(count_targets(gm.graph(), kElementwise), 1);
   EXPECT_EQ(gm.graph().size(), 4u);  // x, y, the call, output
   for (const Node* n : gm.graph().nodes()) {
     if (n->target() != kElementwise) continue;
@@ -132,8 +128,8 @@ TEST_F(FuseElementwiseTest, AThousandAdditionsAreOneCall) {
   GraphModule gm = module_of(build);
   fuse(gm, inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kElementwise), 1);
-  EXPECT_EQ(count_targets(gm, "aten::add.Tensor"), 0);
+  EXPECT_EQ(count_targets(gm.graph(), kElementwise), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::add.Tensor"), 0);
   expect_same_results(build, gm, inputs);
 }
 
@@ -152,8 +148,8 @@ TEST_F(FuseElementwiseTest, ValuesReadTwiceStayAndBranchesMeet) {
   GraphModule gm = module_of(build);
   fuse(gm, inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kElementwise), 1);
-  EXPECT_EQ(count_targets(gm, "aten::add.Tensor"), 1);  // the shared value
+  EXPECT_EQ(count_targets(gm.graph(), kElementwise), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::add.Tensor"), 1);  // the shared value
   expect_same_results(build, gm, inputs);
 }
 
@@ -172,7 +168,7 @@ TEST_F(FuseElementwiseTest, ALaterChainReadsAnEarlierChainsResult) {
   GraphModule gm = module_of(build);
   fuse(gm, inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kElementwise), 2);
+  EXPECT_EQ(count_targets(gm.graph(), kElementwise), 2);
   EXPECT_EQ(gm.graph().size(), 4u);  // x, two calls, output
   expect_same_results(build, gm, inputs);
 }
@@ -198,7 +194,7 @@ TEST_F(FuseElementwiseTest, WhatItCannotProveStays) {
   GraphModule gm = module_of(build);
   fuse(gm, inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kElementwise), 0);
+  EXPECT_EQ(count_targets(gm.graph(), kElementwise), 0);
 }
 
 // A chain whose first operator reads a value the graph writes before the
@@ -218,7 +214,7 @@ TEST_F(FuseElementwiseTest, ReadsMovedPastAWriteAreRefused) {
   ASSERT_TRUE(status_.ok()) << status_;
   EXPECT_THAT(warnings, Contains(AllOf(HasSubstr("add reads clone, which mul_ may write"),
                                        HasSubstr("would read it later"))));
-  EXPECT_EQ(count_targets(gm, kElementwise), 0);
+  EXPECT_EQ(count_targets(gm.graph(), kElementwise), 0);
 }
 
 TEST_F(FuseElementwiseTest, NeedsShapes) {
@@ -255,7 +251,7 @@ TEST_F(FuseElementwiseTest, GradientsFlowThroughTheCall) {
   GraphModule gm = module_of(build);
   fuse(gm, {at::randn({6})});
   ASSERT_TRUE(status_.ok()) << status_;
-  ASSERT_EQ(count_targets(gm, kElementwise), 1);
+  ASSERT_EQ(count_targets(gm.graph(), kElementwise), 1);
   const at::Tensor x = at::randn({6}).requires_grad_(true);
   const at::Tensor y = interpret(gm, {x});
   ASSERT_TRUE(y.requires_grad());

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/testing/graph_listing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/const_fold/const_fold.h"
@@ -25,6 +26,7 @@
 #include "runtime/graph_module.h"
 #include "runtime/interpreter.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/values.h"
 #include "tracer/tracer.h"
 
 namespace fx {
@@ -34,19 +36,8 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-int count_targets(const GraphModule& gm, const std::string& target) {
-  int count = 0;
-  for (const Node* n : gm.graph().nodes()) count += n->target() == target;
-  return count;
-}
-
-std::vector<at::Tensor> tensors_of(const c10::IValue& v) {
-  if (v.isTensor()) return {v.toTensor()};
-  std::vector<at::Tensor> out;
-  for (const c10::IValue& e : v.toTupleRef().elements()) out.push_back(e.toTensor());
-  return out;
-}
+using testing::count_targets;
+using testing::tensors_of;
 
 constexpr char kFused[] = "mkldnn::_convolution_pointwise";
 constexpr char kFusedBinary[] = "mkldnn::_convolution_pointwise.binary";
@@ -156,7 +147,7 @@ TEST_F(MkldnnFusionTest, WithoutTheOperatorsTheGraphIsUnchangedAndItSaysSo) {
   const auto warnings = run_pipeline(gm, "shape_prop,mkldnn_fusion", image());
   ASSERT_TRUE(status_.ok()) << status_;
   EXPECT_THAT(warnings, Contains(HasSubstr("has no mkldnn::_convolution_pointwise")));
-  EXPECT_EQ(count_targets(gm, "aten::conv2d"), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::conv2d"), 1);
 }
 
 TEST_F(MkldnnFusionTest, ConvolutionAndReluBecomeOneCallWithAPackedWeight) {
@@ -167,13 +158,13 @@ TEST_F(MkldnnFusionTest, ConvolutionAndReluBecomeOneCallWithAPackedWeight) {
   const auto warnings = run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
   EXPECT_THAT(warnings, IsEmpty());
-  EXPECT_EQ(count_targets(gm, kFused), 1);
-  EXPECT_EQ(count_targets(gm, "aten::relu_"), 0);
+  EXPECT_EQ(count_targets(gm.graph(), kFused), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::relu_"), 0);
   auto w = gm.get_attr("w_packed");
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_TRUE(w->toTensor().is_mkldnn());
   // The graph's output is read contiguous, as before.
-  EXPECT_EQ(count_targets(gm, "aten::contiguous"), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::contiguous"), 1);
   expect_outputs(gm, inputs, reference(build, inputs));
   // Another batch and size than shape_prop's still run.
   const std::vector<c10::IValue> other = {at::randn({3, 8, 7, 9})};
@@ -201,8 +192,8 @@ TEST_F(MkldnnFusionTest, EachUnaryPostOpKeepsItsNumbers) {
     GraphModule gm = module_of(build);
     run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
     ASSERT_TRUE(status_.ok()) << status_;
-    EXPECT_EQ(count_targets(gm, kFused), 1);
-    EXPECT_EQ(count_targets(gm, target), 0);
+    EXPECT_EQ(count_targets(gm.graph(), kFused), 1);
+    EXPECT_EQ(count_targets(gm.graph(), target), 0);
     expect_outputs(gm, inputs, reference(build, inputs), 1e-4);
   }
 }
@@ -221,9 +212,9 @@ TEST_F(MkldnnFusionTest, ResidualAddAndReluJoinTheConvolution) {
   const auto warnings = run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
   EXPECT_THAT(warnings, IsEmpty());
-  EXPECT_EQ(count_targets(gm, kFused), 1);
-  EXPECT_EQ(count_targets(gm, kFusedBinary), 1);
-  EXPECT_EQ(count_targets(gm, "aten::add_.Tensor"), 0);
+  EXPECT_EQ(count_targets(gm.graph(), kFused), 1);
+  EXPECT_EQ(count_targets(gm.graph(), kFusedBinary), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::add_.Tensor"), 0);
   expect_outputs(gm, inputs, reference(build, inputs));
 }
 
@@ -242,8 +233,8 @@ TEST_F(MkldnnFusionTest, ResidualWrittenBeforeTheAddIsNotReadEarly) {
   GraphModule gm = module_of(build);
   run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kFusedBinary), 0);
-  EXPECT_EQ(count_targets(gm, "aten::add.Tensor"), 1);
+  EXPECT_EQ(count_targets(gm.graph(), kFusedBinary), 0);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::add.Tensor"), 1);
   expect_outputs(gm, inputs, reference(build, inputs));
 }
 
@@ -261,7 +252,7 @@ TEST_F(MkldnnFusionTest, ConvolutionInputWrittenBeforeALaterResidualIsNotReadLat
   GraphModule gm = module_of(build);
   run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kFusedBinary), 0);
+  EXPECT_EQ(count_targets(gm.graph(), kFusedBinary), 0);
   expect_outputs(gm, inputs, reference(build, inputs));
 }
 
@@ -277,7 +268,7 @@ TEST_F(MkldnnFusionTest, OutOverloadIsNotAPostOp) {
   GraphModule gm = module_of(build);
   run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, "aten::tanh.out"), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::tanh.out"), 1);
   expect_outputs(gm, inputs, reference(build, inputs));
 }
 
@@ -292,9 +283,9 @@ TEST_F(MkldnnFusionTest, BroadcastingAddStaysAnAdd) {
   GraphModule gm = module_of(build);
   run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kFused), 1);
-  EXPECT_EQ(count_targets(gm, kFusedBinary), 0);
-  EXPECT_EQ(count_targets(gm, "aten::add.Tensor"), 1);
+  EXPECT_EQ(count_targets(gm.graph(), kFused), 1);
+  EXPECT_EQ(count_targets(gm.graph(), kFusedBinary), 0);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::add.Tensor"), 1);
   expect_outputs(gm, inputs, reference(build, inputs));
 }
 
@@ -313,7 +304,7 @@ TEST_F(MkldnnFusionTest, ViewOfAWrittenResultLeavesItsRegionAlone) {
   GraphModule gm = module_of(build);
   const auto warnings = run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kFused), 0);
+  EXPECT_EQ(count_targets(gm.graph(), kFused), 0);
   EXPECT_THAT(warnings, Contains(HasSubstr("would read a contiguous copy")));
   expect_outputs(gm, inputs, reference(build, inputs));
 }
@@ -332,8 +323,8 @@ TEST_F(MkldnnFusionTest, ViewsReadContiguousCopiesPoolingDoesNot) {
   GraphModule gm = module_of(build);
   run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kFused), 1);
-  EXPECT_EQ(count_targets(gm, "aten::contiguous"), 1);
+  EXPECT_EQ(count_targets(gm.graph(), kFused), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::contiguous"), 1);
   for (const Node* n : gm.graph().nodes()) {
     if (n->target() == "aten::contiguous") {
       EXPECT_EQ(n->input_nodes()[0]->target(), "aten::mul.Scalar");
@@ -354,7 +345,7 @@ TEST_F(MkldnnFusionTest, WeightTheGraphWritesIsLeftAlone) {
   GraphModule gm = module_of(build);
   const auto warnings = run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kFused), 0);
+  EXPECT_EQ(count_targets(gm.graph(), kFused), 0);
   EXPECT_THAT(warnings, Contains(HasSubstr("its weight may be written by the graph")));
 }
 
@@ -369,14 +360,14 @@ TEST_F(MkldnnFusionTest, LinearAndGeluBecomeOneInnerProduct) {
   GraphModule gm = module_of(build);
   run_pipeline(gm, "shape_prop,mkldnn_fusion", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(gm, kFusedLinear), 1);
-  EXPECT_EQ(count_targets(gm, "aten::gelu"), 0);
+  EXPECT_EQ(count_targets(gm.graph(), kFusedLinear), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::gelu"), 0);
   expect_outputs(gm, inputs, reference(build, inputs));
 
   GraphModule kept = module_of(build);
   run_pipeline(kept, "shape_prop,mkldnn_fusion{linear=false}", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(kept, kFusedLinear), 0);
+  EXPECT_EQ(count_targets(kept.graph(), kFusedLinear), 0);
 }
 
 TEST_F(MkldnnFusionTest, WithoutShapesItSaysToRunShapeProp) {
@@ -404,10 +395,10 @@ TEST_F(MkldnnFusionTest, TorchvisionModelsKeepTheirOutputs) {
     ASSERT_TRUE(status_.ok()) << status_;
     EXPECT_THAT(warnings, IsEmpty());
     const bool resnet = name == "resnet18.pt";
-    EXPECT_EQ(count_targets(*traced, kFused) + count_targets(*traced, kFusedBinary), resnet ? 20 : 52);
-    EXPECT_EQ(count_targets(*traced, kFusedBinary), resnet ? 8 : 10);
-    EXPECT_EQ(count_targets(*traced, "aten::_convolution") + count_targets(*traced, "aten::conv2d"), 0);
-    EXPECT_EQ(count_targets(*traced, kFusedLinear), 1);
+    EXPECT_EQ(count_targets(traced->graph(), kFused) + count_targets(traced->graph(), kFusedBinary), resnet ? 20 : 52);
+    EXPECT_EQ(count_targets(traced->graph(), kFusedBinary), resnet ? 8 : 10);
+    EXPECT_EQ(count_targets(traced->graph(), "aten::_convolution") + count_targets(traced->graph(), "aten::conv2d"), 0);
+    EXPECT_EQ(count_targets(traced->graph(), kFusedLinear), 1);
     expect_outputs(*traced, inputs, tensors_of(m.forward(inputs)), 1e-3);
   }
 }

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/testing/graph_listing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/const_fold/const_fold.h"
@@ -27,6 +28,7 @@
 #include "runtime/mkldnn_kernels.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/runfiles.h"
+#include "tests/testing/values.h"
 #include "tracer/tracer.h"
 
 namespace fx {
@@ -36,21 +38,10 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
-
-int count_targets(const GraphModule& gm, const std::string& target) {
-  int count = 0;
-  for (const Node* n : gm.graph().nodes()) count += n->target() == target;
-  return count;
-}
+using testing::count_targets;
+using testing::tensors_of;
 
 // The tensors of a value (a tensor or a tuple of them).
-std::vector<at::Tensor> tensors_of(const c10::IValue& v) {
-  if (v.isTensor()) return {v.toTensor()};
-  std::vector<at::Tensor> out;
-  for (const c10::IValue& e : v.toTupleRef().elements()) out.push_back(e.toTensor());
-  return out;
-}
-
 class MkldnnLayoutTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -123,16 +114,16 @@ TEST_F(MkldnnLayoutTest, ChainRunsInTheLayoutWithOneConversionEachWay) {
   const auto inputs = small_input();
   convert(m, "inline,shape_prop,mkldnn_layout,dce", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
-  EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 1);
-  EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_max_pool2d"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 4);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::to_mkldnn"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::to_dense"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_max_pool2d"), 1);
   // ReLU6 and the first hardtanh on 16 channels run in the layout; the last
   // hardtanh, on 8 channels, reads a strided copy in libtorch 1.13.
   const bool eight = mkldnn_hardtanh_takes_channels(8);
-  EXPECT_EQ(count_targets(*gm_, kMkldnnHardtanh) + count_targets(*gm_, kMkldnnHardtanhInPlace),
+  EXPECT_EQ(count_targets(gm_->graph(), kMkldnnHardtanh) + count_targets(gm_->graph(), kMkldnnHardtanhInPlace),
             eight ? 3 : 2);
-  EXPECT_EQ(count_targets(*gm_, "aten::hardtanh"), eight ? 0 : 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::hardtanh"), eight ? 0 : 1);
   // The reordered weights are attributes of the GraphModule.
   auto w = gm_->get_attr("c_0_weight_mkldnn");
   ASSERT_TRUE(w.ok()) << w.status();
@@ -145,8 +136,8 @@ TEST_F(MkldnnLayoutTest, LoneConvolutionStaysStridedAndSaysWhy) {
   const auto inputs = small_input();
   const auto warnings = convert(m, "inline,shape_prop,mkldnn_layout", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 0);
-  EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 0);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 0);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::to_mkldnn"), 0);
   EXPECT_THAT(warnings, Contains(HasSubstr("1 convolution(s) for 2 layout conversion(s)")));
   expect_same_outputs(m, inputs);
 }
@@ -157,9 +148,9 @@ TEST_F(MkldnnLayoutTest, EveryRegionConvertsEvenALoneConvolution) {
   const auto warnings = convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
   EXPECT_THAT(warnings, IsEmpty());
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 1);
-  EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 1);
-  EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::to_mkldnn"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::to_dense"), 1);
   expect_same_outputs(m, inputs);
 }
 
@@ -171,8 +162,8 @@ TEST_F(MkldnnLayoutTest, Relu6OnChannelsOneDnnPadsStaysStrided) {
   const auto inputs = small_input();
   convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
-  EXPECT_EQ(count_targets(*gm_, kMkldnnHardtanh) + count_targets(*gm_, kMkldnnHardtanhInPlace),
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 4);
+  EXPECT_EQ(count_targets(gm_->graph(), kMkldnnHardtanh) + count_targets(gm_->graph(), kMkldnnHardtanhInPlace),
             mkldnn_hardtanh_takes_channels(8) ? 4 : 0);
   expect_same_outputs(m, inputs);
 }
@@ -182,7 +173,7 @@ TEST_F(MkldnnLayoutTest, StridedReadersAroundAnInPlaceReluSeeWhatTheySawBefore) 
   const auto inputs = small_input();
   convert(m, "inline,shape_prop,mkldnn_layout", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 4);
   expect_same_outputs(m, inputs);
 }
 
@@ -200,7 +191,7 @@ TEST_F(MkldnnLayoutTest, BroadcastingAddStaysStrided) {
   const auto inputs = small_input();
   convert(m, "inline,shape_prop,mkldnn_layout", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::add.Tensor"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::add.Tensor"), 1);
   for (const Node* n : gm_->graph().nodes()) {
     if (n->target() != "aten::add.Tensor") continue;
     for (const Node* in : n->input_nodes()) {
@@ -242,8 +233,8 @@ TEST_F(MkldnnLayoutTest, PoolingThatOneDnnGetsWrongOrRefusesStaysStrided) {
     const auto inputs = small_input();
     convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
     ASSERT_TRUE(status_.ok()) << status_;
-    EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
-    EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_max_pool2d"), 0);
+    EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 4);
+    EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_max_pool2d"), 0);
     expect_reads_strided(*gm_, pool);
     expect_same_outputs(m, inputs);
   }
@@ -268,8 +259,8 @@ TEST_F(MkldnnLayoutTest, ViewOfATensorWrittenBetweenConvolutionsIsConvertedForEa
   const auto inputs = small_input();
   convert(m, "inline,shape_prop,mkldnn_layout", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 6);
-  EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 2);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 6);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::to_mkldnn"), 2);
   expect_same_outputs(m, inputs);
 }
 
@@ -292,8 +283,8 @@ TEST_F(MkldnnLayoutTest, ConvertsAfterCseMergedTheUsersOfTwoBranches) {
   const auto inputs = small_input();
   convert(m, "inline,cse,shape_prop,mkldnn_layout", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 3);
-  EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 3);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::to_dense"), 1);
   expect_same_outputs(m, inputs);
 }
 
@@ -324,9 +315,9 @@ TEST_F(MkldnnLayoutTest, AddsWriteOnlyOperandsNothingElseReads) {
   const auto inputs = small_input();
   convert(m, "inline,shape_prop,mkldnn_layout{every_region=true}", inputs);
   ASSERT_TRUE(status_.ok()) << status_;
-  EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), 4);
-  EXPECT_EQ(count_targets(*gm_, "aten::add_.Tensor"), 1);
-  EXPECT_EQ(count_targets(*gm_, "aten::add.Tensor"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 4);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::add_.Tensor"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::add.Tensor"), 1);
   for (const Node* n : gm_->graph().nodes()) {
     if (n->target() != "aten::add_.Tensor") continue;
     // Into the second convolution's result: the first's is read by it too.
@@ -355,15 +346,15 @@ TEST_F(MkldnnLayoutTest, TorchvisionModelsAfterFoldingKeepTheirOutputs) {
     convert(m, "inline,fold_bn,const_fold,cse,dce,shape_prop{device=meta},mkldnn_layout,dce",
             inputs);
     ASSERT_TRUE(status_.ok()) << status_;
-    EXPECT_EQ(count_targets(*gm_, "aten::mkldnn_convolution"), name == "resnet18.pt" ? 20 : 52);
-    EXPECT_EQ(count_targets(*gm_, "aten::to_mkldnn"), 1);
-    EXPECT_EQ(count_targets(*gm_, "aten::to_dense"), 1);
+    EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), name == "resnet18.pt" ? 20 : 52);
+    EXPECT_EQ(count_targets(gm_->graph(), "aten::to_mkldnn"), 1);
+    EXPECT_EQ(count_targets(gm_->graph(), "aten::to_dense"), 1);
     // ResNet-18's eight residual adds write their block's last convolution.
-    EXPECT_EQ(count_targets(*gm_, "aten::add_.Tensor"), name == "resnet18.pt" ? 8 : 10);
-    EXPECT_EQ(count_targets(*gm_, "aten::add.Tensor"), 0);
+    EXPECT_EQ(count_targets(gm_->graph(), "aten::add_.Tensor"), name == "resnet18.pt" ? 8 : 10);
+    EXPECT_EQ(count_targets(gm_->graph(), "aten::add.Tensor"), 0);
     // The folded batch norms' rank checks on the convolutions are gone.
-    EXPECT_EQ(count_targets(*gm_, "aten::dim"), 0);
-    EXPECT_EQ(count_targets(*gm_, "torch._assert"), 0);
+    EXPECT_EQ(count_targets(gm_->graph(), "aten::dim"), 0);
+    EXPECT_EQ(count_targets(gm_->graph(), "torch._assert"), 0);
     expect_same_outputs(m, inputs, 1e-3);
   }
 }
@@ -395,8 +386,8 @@ TEST(RankChecksTest, OnlyChecksThatCannotFailGo) {
       ASSERT_TRUE(removed.ok()) << removed.status();
       const bool goes = checked == 4 && !rank_returned;
       EXPECT_EQ(*removed, goes ? 1 : 0);
-      EXPECT_EQ(count_targets(gm, "torch._assert"), goes ? 0 : 1);
-      EXPECT_EQ(count_targets(gm, "aten::dim"), goes ? 0 : 1);
+      EXPECT_EQ(count_targets(gm.graph(), "torch._assert"), goes ? 0 : 1);
+      EXPECT_EQ(count_targets(gm.graph(), "aten::dim"), goes ? 0 : 1);
       EXPECT_TRUE(gm.lint().ok()) << gm.lint();
     }
   }
@@ -418,8 +409,8 @@ TEST(RankChecksTest, AnAssertionOnAnotherConditionStays) {
   auto removed = remove_settled_rank_checks(gm);
   ASSERT_TRUE(removed.ok()) << removed.status();
   EXPECT_EQ(*removed, 0);
-  EXPECT_EQ(count_targets(gm, "torch._assert"), 1);
-  EXPECT_EQ(count_targets(gm, "aten::dim"), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "torch._assert"), 1);
+  EXPECT_EQ(count_targets(gm.graph(), "aten::dim"), 1);
   EXPECT_TRUE(gm.lint().ok()) << gm.lint();
 }
 

@@ -85,6 +85,13 @@ bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why) {
   return false;
 }
 
+std::vector<at::Tensor> tensors_of(const c10::IValue& v) {
+  if (v.isTensor()) return {v.toTensor()};
+  std::vector<at::Tensor> out;
+  for (const c10::IValue& e : v.toTupleRef().elements()) out.push_back(e.toTensor());
+  return out;
+}
+
 c10::IValue deep_clone(const c10::IValue& v) { return deep_copy(v); }
 
 std::vector<c10::IValue> load_inputs(const std::string& path) {

@@ -34,6 +34,9 @@ void expect_runs_like_the_module(GraphModule& gm, torch::jit::Module module,
 // torchvision models, small tensors for the rest.
 std::vector<c10::IValue> example_inputs(const std::string& fixture);
 
+// The tensors of an output: a tensor, or a tuple of tensors.
+std::vector<at::Tensor> tensors_of(const c10::IValue& v);
+
 // A copy of `v` with every tensor in it (in tuples, lists, dicts) cloned.
 c10::IValue deep_clone(const c10::IValue& v);
 
