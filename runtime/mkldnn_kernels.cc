@@ -43,21 +43,46 @@ torch::jit::Operation& clip_operation(double min_val, double max_val) {
   return operations->emplace(key, node->getOperation()).first->second;
 }
 
-// Clips `self` in place, where TorchScript's kernel is right.
-void clip_in_place(const at::Tensor& self, double min_val, double max_val, const char* name) {
+// Checks that `self` is an MKLDNN tensor whose channels TorchScript's
+// elementwise kernels get right (mkldnn_elementwise_takes_channels).
+void check_operand(const at::Tensor& self, const char* name, const char* aten_name) {
   TORCH_CHECK(self.is_mkldnn(), name, " takes an MKLDNN tensor, got one of layout ",
-              self.layout(), ": use aten::hardtanh");
-  TORCH_CHECK(self.dim() >= 2 && mkldnn_hardtanh_takes_channels(self.size(1)), name,
+              self.layout(), ": use ", aten_name);
+  TORCH_CHECK(self.dim() >= 2 && mkldnn_elementwise_takes_channels(self.size(1)), name,
               " in libtorch ", TORCH_VERSION, " takes tensors whose channels (dimension 1) are a "
               "multiple of ", kMkldnnChannelBlock, ", got sizes ", self.sizes(),
               " (oneDNN pads other channel counts, which TorchScript's kernel gets wrong)");
+}
+
+// Clips `self` in place, where TorchScript's kernel is right.
+void clip_in_place(const at::Tensor& self, double min_val, double max_val, const char* name) {
+  check_operand(self, name, "aten::hardtanh");
   torch::jit::Stack stack{self};
   clip_operation(min_val, max_val)(stack);
 }
 
+// TorchScript's in-place MKLDNN hardswish (a schema of its own, no
+// attributes), found once.
+torch::jit::Operation& hardswish_operation() {
+  static torch::jit::Operation* operation = [] {
+    const c10::Symbol kind = c10::Symbol::fromQualString("prim::MKLDNNHardSwish_");
+    const auto operators = torch::jit::getAllOperatorsFor(kind);
+    TORCH_CHECK(!operators.empty(), "this libtorch (", TORCH_VERSION, ") has no ",
+                kind.toQualString(), ": run the graph without the mkldnn_layout pass");
+    return new torch::jit::Operation(operators.front()->getOperation());
+  }();
+  return *operation;
+}
+
+void hardswish_in_place(const at::Tensor& self, const char* name) {
+  check_operand(self, name, "aten::hardswish");
+  torch::jit::Stack stack{self};
+  hardswish_operation()(stack);
+}
+
 }  // namespace
 
-bool mkldnn_hardtanh_takes_channels(int64_t channels) {
+bool mkldnn_elementwise_takes_channels(int64_t channels) {
   // libtorch 1.13's kernel writes a reallocated copy, leaving its input as it
   // was, when oneDNN pads the channels (blocks of 8 or 16 for float32); 2.x's
   // clips the whole physical buffer.
@@ -81,9 +106,22 @@ at::Tensor& hardtanh_(at::Tensor& self, double min_val, double max_val) {
   return self;
 }
 
+at::Tensor hardswish(const at::Tensor& self) {
+  at::Tensor out = self.clone();
+  hardswish_in_place(out, "fx_mkldnn::hardswish");
+  return out;
+}
+
+at::Tensor& hardswish_(at::Tensor& self) {
+  hardswish_in_place(self, "fx_mkldnn::hardswish_");
+  return self;
+}
+
 TORCH_LIBRARY(fx_mkldnn, m) {
   m.def("hardtanh(Tensor self, float min_val, float max_val) -> Tensor", &hardtanh);
   m.def("hardtanh_(Tensor(a!) self, float min_val, float max_val) -> Tensor(a!)", &hardtanh_);
+  m.def("hardswish(Tensor self) -> Tensor", &hardswish);
+  m.def("hardswish_(Tensor(a!) self) -> Tensor(a!)", &hardswish_);
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ TEST(MkldnnKernels, ChannelsThatOneDnnPadsAreRightOrRefused) {
   auto op = find_operator(kMkldnnHardtanh);
   ASSERT_TRUE(op.ok()) << op.status();
   torch::jit::Stack stack{blocked_convolution(x, w), 0.0, 6.0};
-  if (mkldnn_hardtanh_takes_channels(8)) {
+  if (mkldnn_elementwise_takes_channels(8)) {
     op->run(stack);
     const at::Tensor expected = at::hardtanh(at::conv2d(x, w, {}, 1, 1), 0, 6);
     EXPECT_TRUE(at::allclose(stack.back().toTensor().to_dense(), expected, 1e-4, 1e-4));
@@ -82,6 +82,43 @@ TEST(MkldnnKernels, HardtanhInPlaceWritesItsInput) {
   op->run(stack);
   EXPECT_TRUE(stack.back().toTensor().is_same(m));
   EXPECT_TRUE(at::equal(m.to_dense(), at::hardtanh(x, 0, 6)));
+}
+
+TEST(MkldnnKernels, HardswishIsAtensOnMkldnnTensors) {
+  if (!at::hasMKLDNN()) GTEST_SKIP() << "this libtorch has no MKLDNN";
+  const at::Tensor x = at::randn({2, 32, 7, 7}) * 4;
+  auto op = find_operator(kMkldnnHardswish);
+  ASSERT_TRUE(op.ok()) << op.status();
+  const at::Tensor m = x.to_mkldnn();
+  torch::jit::Stack stack{m};
+  op->run(stack);
+  const at::Tensor got = stack.back().toTensor();
+  ASSERT_TRUE(got.is_mkldnn());
+  EXPECT_FALSE(got.is_same(m));
+  EXPECT_TRUE(at::equal(got.to_dense(), at::hardswish(x)));
+  EXPECT_TRUE(at::equal(m.to_dense(), x)) << "the out-of-place form wrote its input";
+}
+
+TEST(MkldnnKernels, HardswishInPlaceOfAConvolutionsBlockedOutputIsAtens) {
+  if (!at::hasMKLDNN()) GTEST_SKIP() << "this libtorch has no MKLDNN";
+  c10::InferenceMode guard;
+  const at::Tensor x = at::randn({1, 3, 16, 16});
+  for (int64_t channels : {8, 24, 32}) {
+    SCOPED_TRACE(channels);
+    const at::Tensor w = at::randn({channels, 3, 3, 3});
+    at::Tensor m = blocked_convolution(x, w);
+    auto op = find_operator(kMkldnnHardswishInPlace);
+    ASSERT_TRUE(op.ok()) << op.status();
+    torch::jit::Stack stack{m};
+    if (!mkldnn_elementwise_takes_channels(channels)) {
+      EXPECT_THROW(op->run(stack), c10::Error);
+      continue;
+    }
+    op->run(stack);
+    EXPECT_TRUE(stack.back().toTensor().is_same(m));
+    const at::Tensor expected = at::hardswish(at::conv2d(x, w, {}, 1, 1));
+    EXPECT_TRUE(at::allclose(m.to_dense(), expected, 1e-4, 1e-4));
+  }
 }
 
 TEST(MkldnnKernels, StridedTensorsAreRefusedNamingTheLayout) {

@@ -79,13 +79,22 @@ std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
     c.in_place = c.returns_operand = base == "aten::relu_";
     return c;
   }
+  // TorchScript's MKLDNN clip and hardswish, right only where oneDNN pads no
+  // channels (libtorch 1.13).
+  const auto takes_channels = [&] {
+    const auto info = tensor_info(*self);
+    return info && info->shape.size() >= 2 && mkldnn_elementwise_takes_channels(info->shape[1]);
+  };
+  if (base == "aten::hardswish" || base == "aten::hardswish_") {
+    if (!takes_channels()) return std::nullopt;
+    c.in_place = c.returns_operand = base == "aten::hardswish_";
+    c.target = c.in_place ? kMkldnnHardswishInPlace : kMkldnnHardswish;
+    c.args = {Argument(self)};
+    return c;
+  }
   const bool hardtanh = base == "aten::hardtanh" || base == "aten::hardtanh_";
   if (hardtanh || base == "aten::relu6" || base == "aten::relu6_") {
-    // TorchScript's MKLDNN clip, right only where oneDNN pads no channels.
-    const auto info = tensor_info(*self);
-    if (!info || info->shape.size() < 2 || !mkldnn_hardtanh_takes_channels(info->shape[1])) {
-      return std::nullopt;
-    }
+    if (!takes_channels()) return std::nullopt;
     auto lo = hardtanh ? call.number("min_val") : std::optional<double>(0.0);
     auto hi = hardtanh ? call.number("max_val") : std::optional<double>(6.0);
     if (!lo || !hi) return std::nullopt;

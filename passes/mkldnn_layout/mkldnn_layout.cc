@@ -161,7 +161,14 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
         if (candidate_of.count(user) == 0 && !reads_sizes_only(*user)) ++exits;
       }
       if (exits > 0 && region.unsafe.empty()) {
-        if (const Node* writer = writer_of(*c->node, in_layout)) {
+        const Node* writer = writer_of(*c->node, in_layout);
+        // A fresh value whose one user writes it (a convolution feeding a
+        // strided hardswish_) may be written as its strided copy: nothing
+        // else reads it.
+        const bool only_user_writes =
+            writer != nullptr && alias_root[c->node] == c->node &&
+            c->node->users().size() == 1 && *c->node->users().begin() == writer;
+        if (writer != nullptr && !only_user_writes) {
           region.unsafe = absl::StrCat("'", writer->name(), "' may write '", c->node->name(),
                                        "', which would be a strided copy of it");
         } else {

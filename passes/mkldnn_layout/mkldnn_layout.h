@@ -49,6 +49,11 @@
 //     optimize_for_inference silently wrong for a ReLU6 after an 8- or
 //     24-channel convolution. Other channel counts are strided operators
 //     there.
+//   * hardswish and hardswish_ (MobileNetV3's activation) as
+//     fx_mkldnn::hardswish(_), TorchScript's MKLDNN hardswish, with the same
+//     limit on libtorch 1.13. A fresh value in the layout whose one user
+//     is a strided in-place operator (hardswish_ on 24 channels there) is
+//     converted for it and written as its strided copy: nothing else reads it.
 // Leaf functions (torch.nn.functional.relu, ...) are lowered to their aten
 // calls first (runtime/function_lowering.h), as the execution plan would.
 //

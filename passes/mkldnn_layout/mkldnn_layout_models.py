@@ -54,6 +54,23 @@ class EightChannelRelu6(nn.Module):
         return x
 
 
+class HardswishBlocks(nn.Module):
+    """MobileNetV3's activation: in-place hardswish as nn.Hardswish(inplace=True)
+    calls it, the out-of-place one, then in-place on 8 channels (strided on
+    libtorch 1.13, whose kernel gets padded channels wrong)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = nn.ModuleList([nn.Conv2d(3, 16, 3, padding=1), nn.Conv2d(16, 16, 3, padding=1),
+                                nn.Conv2d(16, 8, 3, padding=1)])
+        self.act = nn.Hardswish(inplace=True)
+
+    def forward(self, x):
+        x = self.act(self.c[0](x * 4))
+        y = F.hardswish(self.c[1](x)) + x
+        return self.act(self.c[2](y))
+
+
 class LoneConv(nn.Module):
     """One convolution between strided operators: converting costs more."""
 
@@ -250,6 +267,7 @@ def main():
         "chain": Chain,
         "lone_conv": LoneConv,
         "eight_channel_relu6": EightChannelRelu6,
+        "hardswish_blocks": HardswishBlocks,
         "read_before_in_place": ReadBeforeInPlace,
         "written_by_strided_user": WrittenByStridedUser,
         "broadcast_add": BroadcastAdd,

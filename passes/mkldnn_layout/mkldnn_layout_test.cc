@@ -120,7 +120,7 @@ TEST_F(MkldnnLayoutTest, ChainRunsInTheLayoutWithOneConversionEachWay) {
   EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_max_pool2d"), 1);
   // ReLU6 and the first hardtanh on 16 channels run in the layout; the last
   // hardtanh, on 8 channels, reads a strided copy in libtorch 1.13.
-  const bool eight = mkldnn_hardtanh_takes_channels(8);
+  const bool eight = mkldnn_elementwise_takes_channels(8);
   EXPECT_EQ(count_targets(gm_->graph(), kMkldnnHardtanh) + count_targets(gm_->graph(), kMkldnnHardtanhInPlace),
             eight ? 3 : 2);
   EXPECT_EQ(count_targets(gm_->graph(), "aten::hardtanh"), eight ? 0 : 1);
@@ -164,7 +164,23 @@ TEST_F(MkldnnLayoutTest, Relu6OnChannelsOneDnnPadsStaysStrided) {
   ASSERT_TRUE(status_.ok()) << status_;
   EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 4);
   EXPECT_EQ(count_targets(gm_->graph(), kMkldnnHardtanh) + count_targets(gm_->graph(), kMkldnnHardtanhInPlace),
-            mkldnn_hardtanh_takes_channels(8) ? 4 : 0);
+            mkldnn_elementwise_takes_channels(8) ? 4 : 0);
+  expect_same_outputs(m, inputs);
+}
+
+// MobileNetV3's in-place hardswish keeps its convolutions in the layout; on
+// 8 channels only where the platform's kernel is right (2.x).
+TEST_F(MkldnnLayoutTest, HardswishRunsInTheLayout) {
+  torch::jit::Module m = load_model("hardswish_blocks");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout,dce", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  const bool eight = mkldnn_elementwise_takes_channels(8);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::mkldnn_convolution"), 3);
+  EXPECT_EQ(count_targets(gm_->graph(), kMkldnnHardswishInPlace), eight ? 2 : 1);
+  EXPECT_EQ(count_targets(gm_->graph(), kMkldnnHardswish), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::hardswish_"), eight ? 0 : 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::to_dense"), 1);
   expect_same_outputs(m, inputs);
 }
 
