@@ -5,7 +5,6 @@
 #include <ATen/core/enum_tag.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
+#include "passes/support/value_writes.h"
 #include "runtime/execution_plan.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_binding.h"
@@ -30,7 +30,6 @@ constexpr absl::string_view kFoldedAttributeName = "_FX_CONST_FOLDED_ATTRS";
 struct OperatorFacts {
   bool known = false;          // a registered operator (or operator.getitem)
   bool pure = false;           // mutates nothing, draws no random numbers, no side effect
-  bool returns_alias = false;  // its result may be a view of an input
 };
 
 bool takes_generator(const c10::FunctionSchema& schema) {
@@ -61,7 +60,7 @@ class Facts {
   static OperatorFacts compute(const std::string& target) {
     OperatorFacts f;
     if (target == kGetItemTarget) {  // an element of a tuple or list: may be a view
-      f.known = f.pure = f.returns_alias = true;
+      f.known = f.pure = true;
       return f;
     }
     if (!absl::StrContains(target, "::")) return f;
@@ -70,40 +69,20 @@ class Facts {
     const c10::FunctionSchema& schema = *op->schema;
     f.known = true;
     f.pure = !schema.is_mutable() && !takes_generator(schema) && !is_random(*op->op);
-    for (const c10::Argument& r : schema.returns()) f.returns_alias |= r.alias_info() != nullptr;
     return f;
   }
   absl::flat_hash_map<std::string, OperatorFacts> cache_;
 };
 
-// True when something may write the value of `start`: a use of it, or of a
-// view of it, that is not a pure registered operator (the output only
-// returns it).
-bool may_be_written(const Node& start, Facts& facts) {
-  std::deque<const Node*> work = {&start};
-  absl::flat_hash_set<const Node*> seen = {&start};
-  while (!work.empty()) {
-    const Node* n = work.front();
-    work.pop_front();
-    for (const Node* user : n->users()) {
-      if (user->op() == Op::kOutput) continue;
-      const OperatorFacts& f = facts.of(*user);
-      if (!f.known || !f.pure || user->is_impure()) return true;
-      if (f.returns_alias && seen.insert(user).second) work.push_back(user);
-    }
-  }
-  return false;
-}
-
 // The tensors something in the graph may write, by storage: those read by a
 // get_attr whose value may be written, and those of every called submodule
 // (a module's forward may update its buffers).
-absl::flat_hash_set<const void*> written_storages(const GraphModule& gm, Facts& facts) {
+absl::flat_hash_set<const void*> written_storages(const GraphModule& gm) {
   absl::flat_hash_set<const void*> written;
   for (const Node* n : gm.graph().nodes()) {
     if (n->op() == Op::kGetAttr) {
       auto v = gm.get_attr(n->target());
-      if (v.ok() && v->isTensor() && may_be_written(*n, facts)) {
+      if (v.ok() && v->isTensor() && writer_of(*n, {}) != nullptr) {
         written.insert(storage_identity(v->toTensor()));
       }
     } else if (n->op() == Op::kCallModule) {
@@ -125,7 +104,7 @@ absl::flat_hash_set<const void*> written_storages(const GraphModule& gm, Facts& 
 absl::StatusOr<ConstFoldReport> fold_constants(GraphModule& module) {
   Graph& graph = module.graph();
   Facts facts;
-  const absl::flat_hash_set<const void*> written = written_storages(module, facts);
+  const absl::flat_hash_set<const void*> written = written_storages(module);
 
   // The constant nodes, in graph order.
   absl::flat_hash_set<const Node*> constant;
@@ -144,7 +123,7 @@ absl::StatusOr<ConstFoldReport> fold_constants(GraphModule& module) {
     if (!f.known || !f.pure || n->is_impure()) continue;
     bool inputs_constant = true;
     for (const Node* input : n->input_nodes()) inputs_constant &= constant.count(input) > 0;
-    if (!inputs_constant || may_be_written(*n, facts)) continue;
+    if (!inputs_constant || writer_of(*n, {}) != nullptr) continue;
     constant.insert(n);
     folded_calls.push_back(n);
   }

@@ -31,10 +31,11 @@
 //   * the operator is not tagged nondeterministic_seeded (rand, dropout,
 //     bernoulli: a fold would freeze one draw), takes no Generator,
 //   * the node is not impure (Node::is_impure: assertions, side effects);
-// and a get_attr is a constant only when nothing may write it: no use of it,
-// directly or through views of it (operators whose schema says the result
-// aliases the input), is impure, mutating, a module call or a call that
-// libtorch has no schema for. A folded value that the graph may write
+// and a get_attr is a constant only when nothing may write it, directly or
+// through a view of it (passes/support/value_writes.h's writer_of, the
+// analysis every pass shares: an impure node, an operator whose schema
+// writes that argument, an in-place method or leaf function, a module
+// call), and no called module holds its storage. A folded value that the graph may write
 // (through an in-place operator or a view) is not folded either: the
 // attribute would carry one run's writes into the next. Results that are
 // not tensors (sizes, numbers) are left in the graph.

@@ -72,6 +72,10 @@ bool may_alias(const Node& user) {
   return !reads_sizes_only(user) && result_may_alias_operands(user);
 }
 
+bool only_reads(const Node& user, const Node& value) {
+  return user.op() == Op::kCallFunction && !may_write(user, value) && !may_alias(user);
+}
+
 // A node outside `skip` that may write `value`, directly or through a view
 // or alias of it; nullptr when none.
 const Node* writer_of(const Node& value, const absl::flat_hash_set<Node*>& skip) {

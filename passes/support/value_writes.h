@@ -3,8 +3,10 @@
 // value_writes.h: whether a graph may write a value, directly or through a
 // view or alias of it, as passes must know before they keep a value in
 // another layout (mkldnn_layout: a strided copy would be written instead) or
-// replace a tensor by one computed from it once (fold_bn: the graph would
-// write the original, and the folded copy would not follow).
+// replace a tensor by one computed from it once (fold_bn, const_fold: the
+// graph would write the original, and the folded copy would not follow;
+// transpose_linear: nothing may read the stored transpose but its linear
+// calls). One analysis, shared by every pass that asks.
 //
 //   if (const fx::Node* w = fx::writer_of(*get_attr, {})) ...   // w may write it
 //
@@ -35,6 +37,11 @@ FX_API bool may_write(const Node& user, const Node& value);
 
 // Whether the result of `user` may share its operands' storage.
 FX_API bool may_alias(const Node& user);
+
+// Whether `user` only reads `value`: a call_function that may not write it
+// and whose result may not share its storage, so that it neither writes
+// `value` nor hands it out (the output, a module call, a view do).
+FX_API bool only_reads(const Node& user, const Node& value);
 
 // A node outside `skip` that may write `value`, directly or through a view or
 // alias of it; nullptr when none.

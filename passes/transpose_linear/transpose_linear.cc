@@ -13,9 +13,9 @@
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
 #include "passes/support/call_arguments.h"
-#include "passes/support/operator_effects.h"
 #include "passes/support/operator_targets.h"
 #include "passes/support/tensor_readers.h"
+#include "passes/support/value_writes.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
@@ -44,14 +44,6 @@ bool reads_as_linear_weight(const Node& user, const Node& value) {
   return true;
 }
 
-// Whether `user` only reads `value`: a registered operator that writes none
-// of its arguments and whose result is not a view of them.
-bool only_reads(const Node& user) {
-  if (user.op() != Op::kCallFunction || result_may_alias_operands(user)) return false;
-  auto op = find_operator(user.target());
-  return op.ok() && !op->schema->is_mutable();
-}
-
 // Why the graph may write or hand out `weight`, or "": it is read by anything
 // but linear calls' weight arguments and pure readers.
 std::string write_problem(const TensorReaders& readers, const at::Tensor& weight) {
@@ -64,7 +56,7 @@ std::string write_problem(const TensorReaders& readers, const at::Tensor& weight
   }
   for (const Node* get_attr : r) {
     for (const Node* user : get_attr->users()) {
-      if (reads_as_linear_weight(*user, *get_attr) || only_reads(*user)) continue;
+      if (reads_as_linear_weight(*user, *get_attr) || only_reads(*user, *get_attr)) continue;
       return absl::StrCat("its weight '", get_attr->target(), "' is also used by '", user->name(),
                           "', which may write it or hand it out");
     }
