@@ -57,10 +57,10 @@ absl::StatusOr<InputConstraints> InputConstraints::from_graph(const Graph& graph
           dim.value = s.to_int();
           dim.text = absl::StrCat(s.to_int());
         } else if (s.is_string()) {
-          auto e = exported::parse_sym_expr(s.to_string());
+          auto e = parse_sym_expr(s.to_string());
           if (e.ok()) {
             dim.text = e->to_string();
-            dim.expr = std::make_shared<exported::SymExpr>(std::move(*e));
+            dim.expr = std::make_shared<SymExpr>(std::move(*e));
           } else {
             out.unchecked_.push_back(absl::StrCat(in.placeholder, ": dimension ", d, " (", s.to_string(), ")"));
           }

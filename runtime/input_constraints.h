@@ -21,7 +21,7 @@
 //     wherever else it appears; an expression (`2*s0`) must equal its value,
 //     and one whose value cannot be computed (it overflows, divides by zero)
 //     is an error naming the dimension: no input can have that size.
-//   * Expressions the reader cannot evaluate (exported_program/sym_expr.h)
+//   * Expressions the reader cannot evaluate (core/sym_expr.h)
 //     are not checked; unchecked() lists them, so that whoever reads the
 //     program can say so.
 //   * Inputs that are not tensors, and inputs beyond those given (defaults),
@@ -41,7 +41,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/graph.h"
-#include "exported_program/sym_expr.h"
+#include "core/sym_expr.h"
 
 namespace fx {
 
@@ -57,7 +57,7 @@ class InputConstraints {
  private:
   struct Dim {
     std::optional<int64_t> value;                  // a fixed size
-    std::shared_ptr<const exported::SymExpr> expr;  // or a symbolic one
+    std::shared_ptr<const SymExpr> expr;  // or a symbolic one
     std::string text;                              // as printed
   };
   struct Input {

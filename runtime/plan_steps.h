@@ -159,6 +159,11 @@ void input_signature(const std::vector<c10::IValue>& inputs, std::vector<int64_t
 absl::StatusOr<c10::IValue> convert_argument(const ArgSource& source, const Step& step,
                                              const std::vector<c10::IValue>& slots);
 
+// The tensors in `v`, nested in lists and tuples too, appended to `out`.
+void collect_tensors(const c10::IValue& v, std::vector<at::Tensor>& out);
+// Whether `a` and `b` hold tensors sharing storage.
+bool shares_storage(const c10::IValue& a, const c10::IValue& b);
+
 // Runs a kCall or kOutput step: its value.
 absl::StatusOr<c10::IValue> run_call_step(const Step& step, const std::vector<c10::IValue>& slots);
 

@@ -10,10 +10,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/printer.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "passes/split/split.h"
 #include "tests/testing/corpus.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/pipelines.h"
+#include "tests/testing/tracing.h"
 #include "tests/testing/values.h"
 #include "tools/graph_file.h"
 #include "tracer/module_path/module_path.h"
@@ -47,6 +50,25 @@ TEST(GraphFileRoundTripTest, EveryFixturesGraphReadsBackExactlyAndRuns) {
     }
   }
   EXPECT_GE(files, 100);
+}
+
+// split makes graph submodules; the file holds them, and they read back.
+TEST(GraphFileRoundTripTest, SplitModuleReadsBack) {
+  GraphModule gm = testing::trace_fixture("resnet18.pt");
+  SplitOptions options;
+  options.points = {"layer3"};
+  ASSERT_TRUE(split_into_stages(gm, options).ok());
+  auto text = graph_file_text(gm);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, ::testing::HasSubstr("\"submodules\""));
+  torch::jit::Module model = testing::load_fixture("resnet18.pt");
+  auto again = read_graph_file(*text, model, "split.json");
+  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_EQ(again->graph_submodules().size(), 2u);
+  EXPECT_EQ(again->graph_submodule("submod_1")->code(), gm.graph_submodule("submod_1")->code());
+  EXPECT_EQ(again->code(), gm.code());
+  testing::expect_runs_like_the_module(*again, model, testing::example_inputs("resnet18"),
+                                       "split resnet18 read back");
 }
 
 }  // namespace

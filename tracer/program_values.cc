@@ -15,7 +15,7 @@
 #include "core/message_text.h"
 #include "core/printer.h"
 #include "core/well_known.h"
-#include "exported_program/sym_expr.h"
+#include "core/sym_expr.h"
 #include "tracer/program_walker.h"
 
 namespace fx {
@@ -26,7 +26,7 @@ namespace {
 // as Python prints it ("3*s77"; sympy's own text when it cannot be read).
 MetaValue size_meta(const ep::SymValue& s) {
   if (s.kind != ep::SymValue::Kind::kExpr) return MetaValue(s.i);
-  auto e = ep::parse_sym_expr(s.expr);
+  auto e = parse_sym_expr(s.expr);
   return MetaValue(e.ok() ? e->to_string() : s.expr);
 }
 

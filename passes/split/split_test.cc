@@ -16,7 +16,6 @@
 #include "tests/testing/real_models.h"
 #include "tests/testing/tracing.h"
 #include "tests/testing/values.h"
-#include "tools/graph_file.h"
 
 namespace fx {
 namespace {
@@ -249,24 +248,6 @@ TEST(SplitTest, TransformerBlocksRunLikeTheModel) {
   SplitOptions automatic;
   automatic.stages = 4;
   expect_split_runs_like_the_model("mini_gpt", automatic);
-}
-
-TEST(SplitTest, SplitModuleSavesAsAGraphFileAndReadsBack) {
-  GraphModule gm = trace_fixture("resnet18.pt");
-  SplitOptions options;
-  options.points = {"layer3"};
-  ASSERT_TRUE(split_into_stages(gm, options).ok());
-  auto text = graph_file_text(gm);
-  ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_THAT(*text, HasSubstr("\"submodules\""));
-  torch::jit::Module model = testing::load_fixture("resnet18.pt");
-  auto again = read_graph_file(*text, model, "split.json");
-  ASSERT_TRUE(again.ok()) << again.status();
-  ASSERT_EQ(again->graph_submodules().size(), 2u);
-  EXPECT_EQ(again->graph_submodule("submod_1")->code(), gm.graph_submodule("submod_1")->code());
-  EXPECT_EQ(again->code(), gm.code());
-  testing::expect_runs_like_the_module(*again, model, testing::example_inputs("resnet18"),
-                                       "split resnet18 read back");
 }
 
 TEST(SplitTest, SplitModuleExportsToTorchScript) {

@@ -20,11 +20,11 @@
 // and the linear weights stored transposed
 // (`...,cse,dce,shape_prop{device=meta},mkldnn_layout,transpose_linear,dce`):
 //
-//   bazel run --config=opt //runtime:runtime_benchmark -- --benchmark_filter=folding
+//   bazel run --config=opt //benchmarks:runtime_benchmark -- --benchmark_filter=folding
 // Compare times within one run: the machines are shared and noisy.
 //
-//   bazel run --config=opt //runtime:runtime_benchmark
-//   bazel run --config=opt //runtime:runtime_benchmark -- --benchmark_filter=chain
+//   bazel run --config=opt //benchmarks:runtime_benchmark
+//   bazel run --config=opt //benchmarks:runtime_benchmark -- --benchmark_filter=chain
 #include <map>
 #include <memory>
 #include <string>

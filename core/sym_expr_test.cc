@@ -1,11 +1,10 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "exported_program/sym_expr.h"
+#include "core/sym_expr.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace fx {
-namespace exported {
 namespace {
 
 using ::testing::HasSubstr;
@@ -94,5 +93,4 @@ TEST(SymExprTest, EveryOperationIsCheckedAndQuick) {
 }
 
 }  // namespace
-}  // namespace exported
 }  // namespace fx

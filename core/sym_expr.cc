@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "exported_program/sym_expr.h"
+#include "core/sym_expr.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,6 @@
 #include "core/message_text.h"
 
 namespace fx {
-namespace exported {
 
 // A recursive-descent reader of sympy's srepr, bounded in depth.
 class SymExprParser {
@@ -263,5 +262,4 @@ std::vector<std::string> SymExpr::symbols() const {
   return {out.begin(), out.end()};
 }
 
-}  // namespace exported
 }  // namespace fx

@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 //
-// sym_expr.h: the symbolic sizes of a torch.export program, read and
-// evaluated.
+// sym_expr.h: symbolic sizes (torch.export's SymInts), read and evaluated.
+// In core because a graph's shapes may be symbolic: the tracer records them,
+// the runtime checks inputs against them; no libtorch needed.
 //
 // A program exported with dynamic shapes writes each symbolic size as the
 // sympy expression behind it, in sympy's `srepr` form:
@@ -10,7 +11,7 @@
 // small expression tree that prints as Python does (`3*s77`) and evaluates
 // on the symbols' values.
 //
-//   absl::StatusOr<fx::exported::SymExpr> e = fx::exported::parse_sym_expr(srepr);
+//   absl::StatusOr<fx::SymExpr> e = fx::parse_sym_expr(srepr);
 //   e->to_string();                         // "3*s77"
 //   absl::StatusOr<int64_t> v = e->evaluate({{"s77", 5}});   // 15
 //
@@ -23,8 +24,8 @@
 //   * evaluate fails naming a symbol it has no value for, and on division by
 //     zero or overflow (checked in every operation: FloorDiv(INT64_MIN, -1)
 //     included); Pow takes as many steps as its exponent has bits.
-#ifndef FX_EXPORTED_PROGRAM_SYM_EXPR_H_
-#define FX_EXPORTED_PROGRAM_SYM_EXPR_H_
+#ifndef FX_CORE_SYM_EXPR_H_
+#define FX_CORE_SYM_EXPR_H_
 
 #include <cstdint>
 #include <map>
@@ -36,7 +37,6 @@
 #include "core/export.h"
 
 namespace fx {
-namespace exported {
 
 class FX_API SymExpr {
  public:
@@ -62,7 +62,6 @@ class FX_API SymExpr {
 
 FX_API absl::StatusOr<SymExpr> parse_sym_expr(const std::string& text);
 
-}  // namespace exported
 }  // namespace fx
 
-#endif  // FX_EXPORTED_PROGRAM_SYM_EXPR_H_
+#endif  // FX_CORE_SYM_EXPR_H_

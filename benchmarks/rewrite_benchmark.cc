@@ -12,7 +12,7 @@
 //                        the replacement of the one before (10,000 at N=20,000)
 //   cse                  every pure node computed twice: N/2 merges
 //
-//   bazel run --config=opt //passes/rewrite:rewrite_benchmark
+//   bazel run --config=opt //benchmarks:rewrite_benchmark
 #include <memory>
 #include <stdexcept>
 

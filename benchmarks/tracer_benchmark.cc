@@ -4,7 +4,7 @@
 // about 3-4 ms for ResNet-18, 5-8 ms for ResNet-50, 158 ms for a chain of 2,000
 // small ops and 14.7 s for 20,000.
 //
-//   bazel run --config=opt //tracer:tracer_benchmark
+//   bazel run --config=opt //benchmarks:tracer_benchmark
 #include <string>
 
 #include <torch/csrc/jit/api/compilation_unit.h>
