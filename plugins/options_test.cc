@@ -4,7 +4,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "plugins/pipeline_text.h"
-#include "plugins/registry.h"
 
 namespace fx {
 namespace {

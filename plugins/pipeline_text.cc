@@ -184,4 +184,28 @@ std::string print_pipeline(const std::vector<PipelineElement>& pipeline) {
   return absl::StrJoin(parts, ",");
 }
 
+absl::Status check_option_names(absl::string_view kind, const PipelineElement& element,
+                                const std::vector<OptionSpec>& specs) {
+  std::vector<std::string> names;
+  for (const OptionSpec& s : specs) names.push_back(s.name);
+  for (size_t i = 0; i < element.options.size(); ++i) {
+    const std::string& key = element.options[i].first;
+    if (std::find(names.begin(), names.end(), key) == names.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          kind, " '", element.name, "' has no option ", quote_for_message(key),
+          did_you_mean(key, names),
+          names.empty() ? "; it takes no options"
+                        : absl::StrCat("; its options: ", absl::StrJoin(names, ", "))));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (element.options[j].first == key) {
+        return absl::InvalidArgumentError(absl::StrCat(kind, " '", element.name,
+                                                       "' has option '", key,
+                                                       "' twice; give it once"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace fx

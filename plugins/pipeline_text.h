@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/export.h"
@@ -44,6 +45,12 @@ FX_API absl::StatusOr<std::vector<PipelineElement>> parse_pipeline(absl::string_
 // extension or option name: letters, digits, '_', '-' and '.', at least one.
 FX_API bool is_pipeline_name(absl::string_view name);
 FX_API std::string print_pipeline(const std::vector<PipelineElement>& pipeline);
+
+// Checks `element`'s option names against `specs`: an unknown option names the
+// closest and the valid ones; an option given twice is an error. `kind` is
+// "pass" or "tracer extension" (the Registry checks every element it makes).
+FX_API absl::Status check_option_names(absl::string_view kind, const PipelineElement& element,
+                                       const std::vector<OptionSpec>& specs);
 
 }  // namespace fx
 

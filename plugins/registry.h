@@ -189,12 +189,6 @@ class FX_API Registry {
   std::vector<PluginRecord> plugins_ ABSL_GUARDED_BY(mu_);
 };
 
-// Checks `element`'s option names against `specs`: an unknown option names the
-// closest and the valid ones; an option given twice is an error. `kind` is
-// "pass" or "tracer extension".
-FX_API absl::Status check_option_names(absl::string_view kind, const PipelineElement& element,
-                                       const std::vector<OptionSpec>& specs);
-
 }  // namespace fx
 
 #endif  // FX_PLUGINS_REGISTRY_H_

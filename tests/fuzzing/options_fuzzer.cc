@@ -16,7 +16,6 @@
 #include "absl/strings/str_cat.h"
 #include "plugins/options.h"
 #include "plugins/pipeline_text.h"
-#include "plugins/registry.h"
 
 namespace {
 
