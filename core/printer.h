@@ -62,7 +62,7 @@ FX_API std::string format_tabular(const Graph& graph,
 //                 value set to None after its last use, functions outside
 //                 torch imported before `def forward`.
 //   kTorchScript  the same program as source TorchScript compiles (the
-//                 exporter, runtime/torchscript_export.h, compiles it): no value
+//                 exporter, runtime/torchscript/torchscript_export.h, compiles it): no value
 //                 set to None (a TorchScript variable keeps one type), every
 //                 function called by its full name (the exporter resolves it),
 //                 `torch._assert(c, msg)` as the statement `assert c, msg`,

@@ -8,7 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "runtime/execution_plan.h"
+#include "runtime/plan/execution_plan.h"
 #include "runtime/meta_device.h"
 
 namespace fx {

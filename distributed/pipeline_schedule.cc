@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "distributed/microbatches.h"
 #include "distributed/tensor_exchange.h"
-#include "runtime/execution_plan.h"
+#include "runtime/plan/execution_plan.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {

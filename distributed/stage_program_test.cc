@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/split/split.h"
-#include "runtime/execution_plan.h"
+#include "runtime/plan/execution_plan.h"
 
 namespace fx {
 namespace {

@@ -16,7 +16,7 @@
 #include "core/well_known.h"
 #include "exported_program/archive.h"
 #include "exported_program/program_builder.h"
-#include "runtime/node_calls.h"
+#include "runtime/interpreter/node_calls.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 

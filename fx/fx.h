@@ -32,7 +32,7 @@
 // in C++ and runs it.) Beneath Model, the layers are C++ APIs too: the graph
 // (core/graph.h), the tracer (tracer/tracer.h), the pass manager
 // (passes/pass_manager.h) and the pass interface (plugins/pass.h), the
-// execution plan (runtime/execution_plan.h), torch.export programs
+// execution plan (runtime/plan/execution_plan.h), torch.export programs
 // (exported_program/), and plugins (plugins/fx_plugin.h to write one,
 // plugins/plugin_loader.h to load one).
 #ifndef FX_FX_FX_H_

@@ -19,7 +19,7 @@
 #include "fx/model_values.h"
 #include "fx/output_file.h"
 #include "plugins/registry.h"
-#include "runtime/torchscript_export.h"
+#include "runtime/torchscript/torchscript_export.h"
 
 namespace fx {
 

@@ -12,7 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "core/naming.h"
 #include "core/printer.h"
-#include "runtime/execution_plan.h"
+#include "runtime/plan/execution_plan.h"
 
 namespace fx {
 namespace {

@@ -1,6 +1,6 @@
 // Copyright 2026 The FX for C++ Authors.
 //
-// Export back to TorchScript (runtime/torchscript_export.h), on every fixture
+// Export back to TorchScript (runtime/torchscript/torchscript_export.h), on every fixture
 // that traces (ResNet-18 and the real-model corpus included), as traced and
 // after `inline,dce`:
 //   * the exported module, saved and loaded again with torch::jit::load,
@@ -32,7 +32,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/torchscript_export.h"
+#include "runtime/torchscript/torchscript_export.h"
 #include "tests/testing/corpus.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/pipelines.h"

@@ -23,7 +23,7 @@
 #include "tests/testing/pipelines.h"
 #include "tests/testing/real_models.h"
 #include "core/printer.h"
-#include "runtime/execution_plan.h"
+#include "runtime/plan/execution_plan.h"
 #include "tests/testing/values.h"
 #include "tracer/tracer.h"
 

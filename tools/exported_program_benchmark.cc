@@ -29,7 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "exported_program/archive.h"
-#include "runtime/execution_plan.h"
+#include "runtime/plan/execution_plan.h"
 #include "tools/run_model.h"
 #include "tracer/tracer.h"
 

@@ -25,7 +25,7 @@
 #include "fx/installation.h"
 #include "plugins/plugin_loader.h"
 #include "plugins/registry.h"
-#include "runtime/torchscript_export.h"
+#include "runtime/torchscript/torchscript_export.h"
 #include "tools/bazel_runfiles.h"
 #include "tools/fxrun_text.h"
 #include "tools/graph_dot.h"

@@ -19,7 +19,7 @@
 #include "core/message_text.h"
 #include "core/python_operators.h"
 #include "core/well_known.h"
-#include "runtime/node_calls.h"
+#include "runtime/interpreter/node_calls.h"
 #include "runtime/operator_binding.h"
 #include "tracer/program_walker.h"
 

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/printer.h"
 #include "core/testing/graph_listing.h"
-#include "runtime/execution_plan.h"
+#include "runtime/plan/execution_plan.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"

@@ -16,7 +16,7 @@
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
 #include "passes/support/value_writes.h"
-#include "runtime/execution_plan.h"
+#include "runtime/plan/execution_plan.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"

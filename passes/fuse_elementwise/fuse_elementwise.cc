@@ -16,7 +16,7 @@
 #include "passes/support/convolution_call.h"
 #include "passes/support/tensor_readers.h"
 #include "passes/support/value_writes.h"
-#include "runtime/elementwise_kernels.h"
+#include "runtime/kernels/elementwise_kernels.h"
 #include "runtime/graph_module.h"
 
 namespace fx {

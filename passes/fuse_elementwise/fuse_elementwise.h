@@ -1,7 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 //
 // fuse_elementwise.h: chains of elementwise operators become one call of
-// fx::elementwise (runtime/elementwise_kernels.h), which runs the chain in
+// fx::elementwise (runtime/kernels/elementwise_kernels.h), which runs the chain in
 // one pass over memory, with no intermediate tensors: one dispatch instead
 // of one per operator, and nothing between them for the memory planner to
 // place. What Inductor does with its generated loops, without generating

@@ -14,10 +14,10 @@
 #include "gtest/gtest.h"
 #include "passes/pass_manager.h"
 #include "passes/shape_prop/shape_prop.h"
-#include "runtime/elementwise_kernels.h"
-#include "runtime/execution_plan.h"
+#include "runtime/kernels/elementwise_kernels.h"
+#include "runtime/plan/execution_plan.h"
 #include "runtime/graph_module.h"
-#include "runtime/interpreter.h"
+#include "runtime/interpreter/interpreter.h"
 
 namespace fx {
 namespace {

@@ -23,7 +23,7 @@
 #include "passes/support/convolution_call.h"
 #include "passes/support/operator_targets.h"
 #include "passes/support/value_writes.h"
-#include "runtime/function_lowering.h"
+#include "runtime/torchscript/function_lowering.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_aliasing.h"
 #include "runtime/operator_binding.h"

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/well_known.h"
-#include "runtime/mkldnn_kernels.h"
+#include "runtime/kernels/mkldnn_kernels.h"
 #include "runtime/operator_binding.h"
 
 namespace fx {

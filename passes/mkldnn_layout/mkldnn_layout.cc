@@ -18,7 +18,7 @@
 #include "core/graph.h"
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
-#include "runtime/function_lowering.h"
+#include "runtime/torchscript/function_lowering.h"
 #include "passes/mkldnn_layout/layout_operators.h"
 #include "passes/mkldnn_layout/rank_checks.h"
 #include "runtime/graph_module.h"

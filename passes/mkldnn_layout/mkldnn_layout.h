@@ -42,7 +42,7 @@
 //     convolution) becomes add_ into that operand, as in the frozen module:
 //     oneDNN then makes no new tensor for the sum.
 //   * hardtanh and relu6 (MobileNet's activation) as fx_mkldnn::hardtanh(_)
-//     (runtime/mkldnn_kernels.h: TorchScript's own MKLDNN kernel); in
+//     (runtime/kernels/mkldnn_kernels.h: TorchScript's own MKLDNN kernel); in
 //     libtorch 1.13 only where the value's channels are a multiple of 16:
 //     there that kernel leaves its result unwritten where oneDNN pads the
 //     channels of its blocked layout, which makes 1.13's
@@ -55,7 +55,7 @@
 //     is a strided in-place operator (hardswish_ on 24 channels there) is
 //     converted for it and written as its strided copy: nothing else reads it.
 // Leaf functions (torch.nn.functional.relu, ...) are lowered to their aten
-// calls first (runtime/function_lowering.h), as the execution plan would.
+// calls first (runtime/torchscript/function_lowering.h), as the execution plan would.
 //
 // Input-rank checks a BatchNorm2d inlined (`dim`, `ne`, `not_`, `_assert`) on
 // a convolution now in the layout go: aten::mkldnn_convolution refuses inputs

@@ -16,7 +16,7 @@
 #include "core/printer.h"
 #include "core/well_known.h"
 #include "passes/support/state_shadow.h"
-#include "runtime/interpreter.h"
+#include "runtime/interpreter/interpreter.h"
 #include "runtime/meta_device.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"

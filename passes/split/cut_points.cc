@@ -19,7 +19,7 @@
 #include "core/message_text.h"
 #include "core/well_known.h"
 #include "passes/support/state_shadow.h"
-#include "runtime/interpreter.h"
+#include "runtime/interpreter/interpreter.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {

@@ -8,7 +8,7 @@
 #include <iterator>
 
 #include "gtest/gtest.h"
-#include "runtime/interpreter.h"
+#include "runtime/interpreter/interpreter.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {

@@ -1,0 +1,128 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/kernels/mkldnn_kernels.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/operator.h>
+#include <torch/library.h>
+#include <torch/version.h>
+
+namespace fx {
+namespace {
+
+// TorchScript's MKLDNN clip takes its bounds from attributes of the node that
+// calls it; the operation is made once per bounds from a node of a graph of
+// its own, and kept.
+torch::jit::Operation& clip_operation(double min_val, double max_val) {
+  const bool in_place = true;
+  static std::mutex mutex;
+  static auto* operations = new std::map<std::pair<double, double>, torch::jit::Operation>();
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_pair(min_val, max_val);
+  auto it = operations->find(key);
+  if (it != operations->end()) return it->second;
+  const c10::Symbol kind =
+      c10::Symbol::fromQualString(in_place ? "prim::MKLDNNHardTanh_" : "prim::MKLDNNHardTanh");
+  TORCH_CHECK(!torch::jit::getAllOperatorsFor(kind).empty(), "this libtorch (",
+              TORCH_VERSION, ") has no ", kind.toQualString(),
+              ": run the graph without the mkldnn_layout pass");
+  auto graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::Value* input = graph->addInput();
+  input->setType(c10::TensorType::get());
+  torch::jit::Node* node = graph->create(kind, {input}, 1);
+  node->f_(c10::Symbol::attr("min_val"), min_val);
+  node->f_(c10::Symbol::attr("max_val"), max_val);
+  node->output()->setType(c10::TensorType::get());
+  graph->insertNode(node);
+  graph->registerOutput(node->output());
+  return operations->emplace(key, node->getOperation()).first->second;
+}
+
+// Checks that `self` is an MKLDNN tensor whose channels TorchScript's
+// elementwise kernels get right (mkldnn_elementwise_takes_channels).
+void check_operand(const at::Tensor& self, const char* name, const char* aten_name) {
+  TORCH_CHECK(self.is_mkldnn(), name, " takes an MKLDNN tensor, got one of layout ",
+              self.layout(), ": use ", aten_name);
+  TORCH_CHECK(self.dim() >= 2 && mkldnn_elementwise_takes_channels(self.size(1)), name,
+              " in libtorch ", TORCH_VERSION, " takes tensors whose channels (dimension 1) are a "
+              "multiple of ", kMkldnnChannelBlock, ", got sizes ", self.sizes(),
+              " (oneDNN pads other channel counts, which TorchScript's kernel gets wrong)");
+}
+
+// Clips `self` in place, where TorchScript's kernel is right.
+void clip_in_place(const at::Tensor& self, double min_val, double max_val, const char* name) {
+  check_operand(self, name, "aten::hardtanh");
+  torch::jit::Stack stack{self};
+  clip_operation(min_val, max_val)(stack);
+}
+
+// TorchScript's in-place MKLDNN hardswish (a schema of its own, no
+// attributes), found once.
+torch::jit::Operation& hardswish_operation() {
+  static torch::jit::Operation* operation = [] {
+    const c10::Symbol kind = c10::Symbol::fromQualString("prim::MKLDNNHardSwish_");
+    const auto operators = torch::jit::getAllOperatorsFor(kind);
+    TORCH_CHECK(!operators.empty(), "this libtorch (", TORCH_VERSION, ") has no ",
+                kind.toQualString(), ": run the graph without the mkldnn_layout pass");
+    return new torch::jit::Operation(operators.front()->getOperation());
+  }();
+  return *operation;
+}
+
+void hardswish_in_place(const at::Tensor& self, const char* name) {
+  check_operand(self, name, "aten::hardswish");
+  torch::jit::Stack stack{self};
+  hardswish_operation()(stack);
+}
+
+}  // namespace
+
+bool mkldnn_elementwise_takes_channels(int64_t channels) {
+  // libtorch 1.13's kernel writes a reallocated copy, leaving its input as it
+  // was, when oneDNN pads the channels (blocks of 8 or 16 for float32); 2.x's
+  // clips the whole physical buffer.
+#if TORCH_VERSION_MAJOR >= 2
+  return channels > 0;
+#else
+  return channels > 0 && channels % kMkldnnChannelBlock == 0;
+#endif
+}
+
+namespace {
+
+at::Tensor hardtanh(const at::Tensor& self, double min_val, double max_val) {
+  at::Tensor out = self.clone();
+  clip_in_place(out, min_val, max_val, "fx_mkldnn::hardtanh");
+  return out;
+}
+
+at::Tensor& hardtanh_(at::Tensor& self, double min_val, double max_val) {
+  clip_in_place(self, min_val, max_val, "fx_mkldnn::hardtanh_");
+  return self;
+}
+
+at::Tensor hardswish(const at::Tensor& self) {
+  at::Tensor out = self.clone();
+  hardswish_in_place(out, "fx_mkldnn::hardswish");
+  return out;
+}
+
+at::Tensor& hardswish_(at::Tensor& self) {
+  hardswish_in_place(self, "fx_mkldnn::hardswish_");
+  return self;
+}
+
+TORCH_LIBRARY(fx_mkldnn, m) {
+  m.def("hardtanh(Tensor self, float min_val, float max_val) -> Tensor", &hardtanh);
+  m.def("hardtanh_(Tensor(a!) self, float min_val, float max_val) -> Tensor(a!)", &hardtanh_);
+  m.def("hardswish(Tensor self) -> Tensor", &hardswish);
+  m.def("hardswish_(Tensor(a!) self) -> Tensor(a!)", &hardswish_);
+}
+
+}  // namespace
+}  // namespace fx

@@ -1,0 +1,565 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/plan/execution_plan.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/api/compilation_unit.h>
+
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/devices.h"
+#include "runtime/interpreter/interpreter.h"
+
+namespace fx {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// x + x, then n - 1 times `+ x` (so (n + 1) * x): every value but the last
+// is an intermediate.
+GraphModule chain_of_adds(int n) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* v = g->call_function("aten::add.Tensor", {x, x});
+  for (int i = 1; i < n; ++i) v = g->call_function("operator.add", {v, x});
+  g->output(v);
+  return GraphModule(empty_module("Chain"), std::move(g));
+}
+
+std::shared_ptr<const ExecutionPlan> compile(const GraphModule& gm, PlanOptions options = {}) {
+  auto plan = ExecutionPlan::compile(gm, options);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return plan.ok() ? *plan : nullptr;
+}
+
+at::Tensor run_tensor(const ExecutionPlan& plan, std::vector<c10::IValue> inputs) {
+  auto out = plan.run(std::move(inputs));
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? out->toTensor() : at::Tensor();
+}
+
+TEST(ExecutionPlanTest, LaterRunsComputeWhatTheFirstAndTheInterpreterDo) {
+  GraphModule gm = chain_of_adds(50);
+  auto plan = compile(gm);
+  const at::Tensor x = at::rand({4, 8});
+  Interpreter interpreter(gm);
+  const at::Tensor want = interpreter.run({x})->toTensor();
+  for (int run = 0; run < 3; ++run) {
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {x}), want)) << "run " << run;
+  }
+}
+
+TEST(ExecutionPlanTest, IntermediatesShareOneArenaThroughOutVariants) {
+  GraphModule gm = chain_of_adds(50);
+  auto plan = compile(gm);
+  run_tensor(*plan, {at::rand({64, 64})});
+  ASSERT_EQ(plan->stats().size(), 1u);
+  const PlanStats stats = plan->stats()[0];
+  // 49 intermediates (the last value is the output), each 16 KiB; a chain
+  // needs two alive at a time.
+  EXPECT_EQ(stats.out_variant_steps, 49u);
+  EXPECT_EQ(stats.planned_bytes, 49u * 64 * 64 * 4);
+  EXPECT_EQ(stats.arena_bytes, 2u * 64 * 64 * 4);
+  EXPECT_EQ(stats.intermediate_bytes, 50u * 64 * 64 * 4);
+}
+
+TEST(ExecutionPlanTest, OutputsNeverLiveInTheArena) {
+  GraphModule gm = chain_of_adds(10);
+  auto plan = compile(gm);
+  const at::Tensor first = run_tensor(*plan, {at::ones({8})});
+  const at::Tensor second = run_tensor(*plan, {at::full({8}, 2.0)});
+  const at::Tensor third = run_tensor(*plan, {at::full({8}, 3.0)});
+  EXPECT_TRUE(at::equal(first, at::full({8}, 11.0)));
+  EXPECT_TRUE(at::equal(second, at::full({8}, 22.0)));
+  EXPECT_TRUE(at::equal(third, at::full({8}, 33.0)));
+  EXPECT_FALSE(first.is_alias_of(second));
+}
+
+TEST(ExecutionPlanTest, ANewInputShapeSpecialisesAgain) {
+  GraphModule gm = chain_of_adds(5);
+  auto plan = compile(gm);
+  EXPECT_TRUE(at::allclose(run_tensor(*plan, {at::ones({2})}), at::full({2}, 6.0)));
+  EXPECT_TRUE(at::allclose(run_tensor(*plan, {at::ones({3, 3})}), at::full({3, 3}, 6.0)));
+  EXPECT_TRUE(at::allclose(run_tensor(*plan, {at::ones({2})}), at::full({2}, 6.0)));
+  EXPECT_EQ(plan->stats().size(), 2u);
+}
+
+// repeat(x, [n]) has an out variant; its size depends on an int input, which
+// is not part of the signature: a larger n grows the planned tensors past
+// their bytes, and they must move out of the arena rather than overwrite it.
+TEST(ExecutionPlanTest, ATensorGrownPastItsPlanLeavesTheArena) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* n = g->placeholder("n");
+  Node* y = g->placeholder("y");
+  Node* repeated = g->call_function("aten::repeat", {x, Argument::List({n})});
+  Node* doubled = g->call_function("operator.mul", {repeated, 2.0});
+  Node* shifted = g->call_function("operator.add", {y, 1.0});
+  Node* total = g->call_function("aten::sum", {doubled});
+  g->output(Argument::Tuple({g->call_function("operator.add", {total, 0.0}),
+                             g->call_function("operator.mul", {shifted, 3.0})}));
+  GraphModule gm(empty_module("Grow"), std::move(g));
+  auto plan = compile(gm);
+  const at::Tensor x_value = at::arange(4, at::kFloat);
+  const at::Tensor y_value = at::arange(4, at::kFloat);
+  for (int64_t times : {2, 5, 1, 7, 2}) {
+    auto out = plan->run({x_value, times, y_value});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const auto elements = out->toTupleRef().elements();
+    EXPECT_DOUBLE_EQ(elements[0].toTensor().item<double>(), 12.0 * times) << times;
+    EXPECT_TRUE(at::equal(elements[1].toTensor(), (y_value + 1) * 3)) << times;
+  }
+  EXPECT_GT(plan->stats()[0].out_variant_steps, 0u);
+}
+
+// x[b, i, j] and w[j, k]: e = einsum(bij,jk->bik) (an intermediate),
+// t = tensordot(e * 2, w, [2], [1]) (an intermediate), and the output
+// einsum(bij,bil->jl) of t and x.
+GraphModule contractions() {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* w = g->placeholder("w");
+  Node* e = g->call_function("aten::einsum", {"bij,jk->bik", Argument::List({x, w})});
+  Node* doubled = g->call_function("operator.mul", {e, 2.0});
+  Node* t = g->call_function("aten::tensordot",
+                             {doubled, w, Argument::List({2}), Argument::List({1})});
+  g->output(g->call_function("aten::einsum", {"bij,bil->jl", Argument::List({t, x})}));
+  return GraphModule(empty_module("Contractions"), std::move(g));
+}
+
+TEST(ExecutionPlanTest, ContractionsRunAsOneBatchedProductAndMatchTheInterpreter) {
+  GraphModule gm = contractions();
+  auto plan = compile(gm);
+  Interpreter interpreter(gm);
+  const at::Tensor w = at::randn({3, 3});
+  std::vector<at::Tensor> results, inputs;
+  for (int run = 0; run < 3; ++run) {
+    // Rows of a wider tensor, as slices of a network's input are.
+    inputs.push_back(at::randn({5, 2, 7}).narrow(2, 1, 3));
+    results.push_back(run_tensor(*plan, {inputs.back(), w}));
+  }
+  for (int run = 0; run < 3; ++run) {
+    const at::Tensor want = interpreter.run({inputs[run], w})->toTensor();
+    EXPECT_TRUE(at::allclose(results[run], want, 1e-5, 1e-6)) << "run " << run;
+  }
+  ASSERT_EQ(plan->stats().size(), 1u);
+  EXPECT_EQ(plan->stats()[0].contraction_steps, 3u);
+  EXPECT_EQ(plan->stats()[0].contraction_fallbacks, 0u);  // the compiled path ran
+  EXPECT_GT(plan->stats()[0].planned_bytes, 0u);
+}
+
+// The same signature (sizes, non-contiguous) with operands strided
+// otherwise: the compiled product does not apply and the operator runs.
+TEST(ExecutionPlanTest, ContractionsOfAnotherLayoutCallTheOperator) {
+  GraphModule gm = contractions();
+  auto plan = compile(gm);
+  Interpreter interpreter(gm);
+  const at::Tensor w = at::randn({3, 3});
+  const at::Tensor sliced = at::randn({5, 2, 7}).narrow(2, 1, 3);
+  const at::Tensor transposed = at::randn({5, 3, 2}).transpose(1, 2);
+  for (const at::Tensor& x : {sliced, transposed, sliced, transposed}) {
+    const at::Tensor want = interpreter.run({x, w})->toTensor();
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {x, w}), want, 1e-5, 1e-6)) << x.strides();
+  }
+  ASSERT_EQ(plan->stats().size(), 1u);
+  // The two later transposed runs, each with two contractions of x.
+  EXPECT_EQ(plan->stats()[0].contraction_fallbacks, 4u);
+}
+
+// The equation is an input: a step compiled for one equation would compute
+// it for the next too, so such a call stays the operator.
+TEST(ExecutionPlanTest, AContractionWhoseEquationVariesIsNotCompiled) {
+  auto g = std::make_unique<Graph>();
+  Node* equation = g->placeholder("equation");
+  Node* x = g->placeholder("x");
+  Node* y = g->placeholder("y");
+  g->output(g->call_function("aten::einsum", {equation, Argument::List({x, y})}));
+  GraphModule gm(empty_module("Dynamic"), std::move(g));
+  auto plan = compile(gm);
+  const at::Tensor a = at::randn({3, 3}), b = at::randn({3, 3});
+  for (const char* eq : {"ij,jk->ik", "ij,kj->ik", "ij,jk->ik"}) {
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {std::string(eq), a, b}), at::einsum(eq, {a, b})))
+        << eq;
+  }
+  EXPECT_EQ(plan->stats()[0].contraction_steps, 0u);
+}
+
+// An in-place op changing the result's sizes and strides (t_) in one run
+// must not carry into the next, though the result's bytes are planned.
+TEST(ExecutionPlanTest, AContractionResultTransposedInPlaceStaysRightRunAfterRun) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* w = g->placeholder("w");
+  Node* z = g->call_function("aten::einsum", {"ij,jk->ik", Argument::List({x, w})});
+  Node* transposed = g->call_function("aten::t_", {z});
+  Node* unsqueezed = g->call_function("aten::unsqueeze_", {transposed, 0});
+  g->output(g->call_function("aten::sum.dim_IntList", {unsqueezed, Argument::List({1})}));
+  GraphModule gm(empty_module("InPlace"), std::move(g));
+  auto plan = compile(gm);
+  for (int run = 0; run < 4; ++run) {
+    const at::Tensor a = at::randn({3, 3}), b = at::randn({3, 3});
+    const at::Tensor want = at::mm(a, b).t().unsqueeze(0).sum({1});
+    const at::Tensor got = run_tensor(*plan, {a, b});
+    EXPECT_EQ(got.sizes(), want.sizes()) << "run " << run;
+    EXPECT_TRUE(at::allclose(got, want, 1e-5, 1e-6)) << "run " << run;
+  }
+  EXPECT_EQ(plan->stats()[0].contraction_steps, 1u);
+  EXPECT_GT(plan->stats()[0].planned_bytes, 0u);
+}
+
+// torch.einsum(eq, a, b) as Python FX records it (operands as varargs), and
+// a parameter (requires_grad) as an operand: both compiled.
+TEST(ExecutionPlanTest, VarargsEinsumOnAParameterIsCompiled) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* weight = g->get_attr("weight");
+  Node* y = g->call_function("aten::einsum", {"bi,ij->bj", x, weight});
+  g->output(g->call_function("operator.add", {y, 1.0}));
+  GraphModule gm(empty_module("Linear"), std::move(g));
+  const at::Tensor weight_value = at::randn({4, 5}).requires_grad_();
+  ASSERT_TRUE(gm.add_attribute("weight", weight_value).ok());
+  auto plan = compile(gm);
+  for (int run = 0; run < 3; ++run) {
+    const at::Tensor x_value = at::randn({2, 4});
+    const at::Tensor got = run_tensor(*plan, {x_value});
+    EXPECT_TRUE(at::allclose(got, at::mm(x_value, weight_value.detach()) + 1, 1e-5, 1e-6));
+  }
+  EXPECT_EQ(plan->stats()[0].contraction_steps, 1u);
+  EXPECT_EQ(plan->stats()[0].contraction_fallbacks, 0u);
+}
+
+TEST(ExecutionPlanTest, FourThreadsShareOnePlanOfContractions) {
+  GraphModule gm = contractions();
+  auto plan = compile(gm);
+  const at::Tensor w = at::randn({3, 3});
+  std::vector<at::Tensor> inputs, want;
+  for (int i = 0; i < 16; ++i) inputs.push_back(at::randn({5, 2, 7}).narrow(2, 1, 3));
+  // The first run specialises the plan through aten's einsum; later runs
+  // take the compiled contraction steps, whose products round differently
+  // with an optimised BLAS (OpenBLAS: by 1e-8 relative). The reference is
+  // the compiled path, as every thread's run is.
+  run_tensor(*plan, {inputs[0], w});
+  for (const at::Tensor& x : inputs) want.push_back(run_tensor(*plan, {x, w}));
+  std::vector<std::vector<at::Tensor>> got(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round) {
+        for (const at::Tensor& x : inputs) got[t].push_back(run_tensor(*plan, {x, w}));
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < 4; ++t) {
+    for (size_t k = 0; k < got[t].size(); ++k) {
+      EXPECT_TRUE(at::equal(got[t][k], want[k % want.size()])) << "thread " << t << " run " << k;
+    }
+  }
+  EXPECT_EQ(plan->stats()[0].contraction_fallbacks, 0u);
+}
+
+TEST(ExecutionPlanTest, ContractionsCompileOnlyWhenAskedAndUnderInferenceMode) {
+  GraphModule gm = contractions();
+  const at::Tensor x = at::randn({5, 2, 3}), w = at::randn({3, 3});
+  const at::Tensor want = Interpreter(gm).run({x, w})->toTensor();
+  PlanOptions off, autograd, no_arena;
+  off.compile_contractions = false;
+  autograd.inference_mode = false;
+  no_arena.plan_memory = false;
+  for (const PlanOptions& options : {off, autograd, no_arena}) {
+    auto plan = compile(gm, options);
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {x, w}), want, 1e-5, 1e-6));
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {x, w}), want, 1e-5, 1e-6));
+    const size_t expected = options.compile_contractions && options.inference_mode ? 3 : 0;
+    EXPECT_EQ(plan->stats()[0].contraction_steps, expected);
+  }
+}
+
+TEST(ExecutionPlanTest, FourThreadsOnOnePlanGetWhatOneThreadGets) {
+  GraphModule gm = chain_of_adds(30);
+  auto plan = compile(gm);
+  std::vector<at::Tensor> inputs, want;
+  for (int i = 0; i < 16; ++i) {
+    inputs.push_back(at::rand({16, 16}));
+    want.push_back(run_tensor(*plan, {inputs.back()}));
+  }
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto state = plan->make_state();
+      for (int round = 0; round < 50; ++round) {
+        const size_t i = (round * 5 + t) % inputs.size();
+        // Half the threads share the pool, half keep their own state.
+        auto out = t % 2 == 0 ? plan->run({inputs[i]}) : plan->run(*state, {inputs[i]});
+        if (!out.ok() || !at::equal(out->toTensor(), want[i])) ++mismatches[t];
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_THAT(mismatches, ::testing::Each(0));
+}
+
+// Exact overloads (what exported programs and passes write) read tensors
+// from their slots and weights as constants: only a number a node computes,
+// which a tensor parameter takes wrapped, is converted at run time. A weight
+// every reader took as a constant costs no step.
+TEST(ExecutionPlanTest, ExactOverloadsConvertOnlyWrappedNumbers) {
+  torch::jit::Module root = empty_module("Root");
+  root.register_parameter("w", at::rand({4, 8}), /*is_buffer=*/false);
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* rows = g->call_function("aten::size.int", {x, 0});
+  Node* scaled = g->call_function("aten::mul.Tensor", {x, g->get_attr("w")});
+  g->output(g->call_function("aten::add.Tensor", {scaled, rows}));
+  GraphModule gm(root, std::move(g));
+  auto plan = compile(gm);
+  Interpreter interpreter(gm);
+  for (int run = 0; run < 3; ++run) {
+    const at::Tensor x_value = at::rand({4, 8});
+    const at::Tensor want = interpreter.run({x_value})->toTensor();
+    EXPECT_TRUE(at::allclose(run_tensor(*plan, {x_value}), want)) << "run " << run;
+    EXPECT_TRUE(at::allclose(want, x_value * root.attr("w").toTensor() + 4));
+  }
+  ASSERT_EQ(plan->stats().size(), 1u);
+  const PlanStats stats = plan->stats()[0];
+  EXPECT_EQ(stats.converted_arguments, 1u);  // `rows`, wrapped for add's `other`
+  EXPECT_EQ(stats.operator_steps, 3u);
+  EXPECT_EQ(stats.steps, 5u);  // the placeholder, three operators, the output
+}
+
+// `x.dim() != 4` (every traced batch norm checks it) compares ints with
+// `ne.int`: `ne.int_list` also binds, taking each int as a list of one, but
+// would build two lists at every run.
+TEST(ExecutionPlanTest, IntComparisonsTakeTheIntOverload) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* rank = g->call_method("dim", {x});
+  g->output(g->call_function("operator.ne", {rank, 4}));
+  GraphModule gm(empty_module("RankCheck"), std::move(g));
+  auto plan = compile(gm);
+  for (int run = 0; run < 3; ++run) {
+    auto four = plan->run({at::rand({1, 2, 3, 4})});
+    ASSERT_TRUE(four.ok()) << four.status();
+    EXPECT_FALSE(four->toBool());
+  }
+  ASSERT_EQ(plan->stats().size(), 1u);
+  EXPECT_EQ(plan->stats()[0].converted_arguments, 0u);
+  auto three = plan->run({at::rand({1, 2, 3})});
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_TRUE(three->toBool());
+}
+
+// An int a node computes still goes to an int[] parameter where nothing
+// takes it as an int: `x.view(n)` is `view(x, [n])`, not `view.dtype`.
+TEST(ExecutionPlanTest, AnIntNodeStillFillsAnIntListWhereNothingElseTakesIt) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* n = g->call_method("numel", {x});
+  g->output(g->call_method("view", {x, n}));
+  GraphModule gm(empty_module("Flatten"), std::move(g));
+  auto plan = compile(gm);
+  const at::Tensor x_value = at::rand({2, 3});
+  for (int run = 0; run < 3; ++run) {
+    const at::Tensor out = run_tensor(*plan, {x_value});
+    EXPECT_EQ(out.sizes().vec(), std::vector<int64_t>{6});
+    EXPECT_TRUE(at::equal(out, x_value.reshape({6})));
+  }
+}
+
+TEST(ExecutionPlanTest, InputErrorsNameThePlaceholder) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  x->meta().set("_torchscript_type", "Tensor");
+  g->output(g->call_function("operator.mul", {x, 2.0}));
+  GraphModule gm(empty_module("M"), std::move(g));
+  auto plan = compile(gm);
+  EXPECT_THAT(std::string(plan->run({at::ones({1}), 1.0}).status().message()),
+              HasSubstr("forward takes 1 input(s) (x) but 2 were given"));
+  EXPECT_THAT(std::string(plan->run({c10::IValue(int64_t{3})}).status().message()),
+              HasSubstr("input 0 (placeholder 'x') must be Tensor but got int"));
+  EXPECT_THAT(std::string(plan->run({}).status().message()),
+              HasSubstr("missing input 0 (placeholder 'x')"));
+}
+
+// A failure that depends on values, not types, happens on the compiled path.
+TEST(ExecutionPlanTest, FailingOperatorsNameTheNodeOnTheCompiledPath) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* index = g->placeholder("index");
+  g->output(g->call_function("aten::index_select", {x, 0, index}));
+  GraphModule gm(empty_module("M"), std::move(g));
+  auto plan = compile(gm);
+  const at::Tensor x_value = at::rand({3, 2});
+  ASSERT_TRUE(plan->run({x_value, at::tensor({0, 2})}).ok());
+  auto failed = plan->run({x_value, at::tensor({0, 7})});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(std::string(failed.status().message()),
+              HasSubstr("node 'index_select' (torch.ops.aten.index_select.default)"));
+  EXPECT_THAT(std::string(failed.status().message()), HasSubstr("out of range"));
+  // The plan is still usable.
+  EXPECT_TRUE(plan->run({x_value, at::tensor({1})}).ok());
+}
+
+// torch.export records aten::_assert_tensor_metadata(x, dtype=..., device=...,
+// layout=...) before each `.to(dtype)`. libtorch 1.13's schema has neither
+// `device` nor `layout`: the plan and the Interpreter check it themselves,
+// on every libtorch, as libtorch 2.x does.
+TEST(ExecutionPlanTest, TensorMetadataAssertionsAreCheckedOnEveryLibtorch) {
+  auto graph_asserting = [](c10::ScalarType dtype, c10::Device device) {
+    auto g = std::make_unique<Graph>();
+    Node* x = g->placeholder("x");
+    g->call_function("aten::_assert_tensor_metadata", {x},
+                     {{"dtype", dtype}, {"device", device}, {"layout", c10::kStrided}});
+    g->output(g->call_function("aten::to.dtype", {x, c10::ScalarType::Double}));
+    return GraphModule(empty_module("M"), std::move(g));
+  };
+  const at::Tensor x = at::rand({2, 3});
+  GraphModule holds = graph_asserting(c10::ScalarType::Float, c10::Device("cpu"));
+  EXPECT_TRUE(holds.graph().find_node("_assert_tensor_metadata")->is_impure());
+  auto out = compile(holds)->run({x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(Interpreter(holds).run({x}).ok());
+  GraphModule fails = graph_asserting(c10::ScalarType::Half, c10::Device("cpu"));
+  for (absl::StatusOr<c10::IValue> r : {compile(fails)->run({x}), Interpreter(fails).run({x})}) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_THAT(std::string(r.status().message()),
+                HasSubstr("assertion failed: tensor dtype mismatch: expected torch.float16, got torch.float32"));
+  }
+  // On the meta device the device is not checked (PyTorch's meta kernel does not).
+  GraphModule on_meta = graph_asserting(c10::ScalarType::Float, c10::Device("cpu"));
+  PlanOptions meta;
+  meta.device = c10::Device(c10::kMeta);
+  auto plan = ExecutionPlan::compile(on_meta, meta);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE((*plan)->run({x.to(c10::kMeta)}).ok());
+}
+
+TEST(ExecutionPlanTest, InferenceModeByDefaultAutogradOnRequest) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->output(g->call_function("operator.mul", {x, 3.0}));
+  GraphModule gm(empty_module("M"), std::move(g));
+  const at::Tensor x_value = at::ones({2}).requires_grad_();
+  const at::Tensor fast = run_tensor(*compile(gm), {x_value});
+  EXPECT_TRUE(fast.is_inference());
+  PlanOptions autograd;
+  autograd.inference_mode = false;
+  const at::Tensor y = run_tensor(*compile(gm, autograd), {x_value});
+  ASSERT_TRUE(y.requires_grad());
+  y.sum().backward();
+  EXPECT_TRUE(at::equal(x_value.grad(), at::full({2}, 3.0)));
+}
+
+// Placement on a device other than the CPU, tested with the meta device
+// (shapes without data) where no GPU is at hand.
+TEST(ExecutionPlanTest, PlacesStateOnTheDeviceAndRefusesInputsElsewhere) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* w = g->get_attr("weight");
+  g->output(g->call_function("aten::matmul", {x, w}));
+  GraphModule gm(empty_module("M"), std::move(g));
+  ASSERT_TRUE(gm.add_attribute("weight", at::rand({4, 5})).ok());
+  PlanOptions on_meta;
+  on_meta.device = c10::Device(c10::kMeta);
+  auto plan = compile(gm, on_meta);
+  const at::Tensor out = run_tensor(*plan, {at::empty({3, 4}, at::device(c10::kMeta))});
+  EXPECT_TRUE(out.is_meta());
+  EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{3, 5}));
+  auto wrong = plan->run({at::rand({3, 4})});
+  EXPECT_THAT(std::string(wrong.status().message()),
+              HasSubstr("input 0 (placeholder 'x') is on cpu but the plan runs on meta"));
+  // The GraphModule's own state stays where it was.
+  EXPECT_TRUE(gm.get_attr("weight")->toTensor().is_cpu());
+}
+
+// Issue 35: a list of tensors a caller gives (read from a file, built by
+// the graph: List[Any]) handed to a leaf module that declares List[Tensor]
+// failed in TorchScript's type check. It is passed as the declared type.
+TEST(ExecutionPlanTest, AListOfTensorsReachesALeafModuleAsItsDeclaredType) {
+  torch::jit::Module head(c10::QualifiedName("__torch__.test.Head"),
+                          std::make_shared<torch::jit::CompilationUnit>());
+  head.define("def forward(self, xs: List[Tensor]):\n    return xs[0] + xs[1]\n");
+  torch::jit::Module root = empty_module("Root");
+  root.register_module("head", head);
+  auto g = std::make_unique<Graph>();
+  Node* xs = g->placeholder("xs");
+  g->output(g->call_module("head", {xs}));
+  GraphModule gm(root, std::move(g));
+  c10::impl::GenericList untyped(c10::AnyType::get());
+  untyped.push_back(at::ones({2}));
+  untyped.push_back(at::full({2}, 2.0));
+  EXPECT_TRUE(at::equal(run_tensor(*compile(gm), {untyped}), at::full({2}, 3.0)));
+  auto interpreted = Interpreter(gm).run({untyped});
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status();
+  EXPECT_TRUE(at::equal(interpreted->toTensor(), at::full({2}, 3.0)));
+}
+
+// Issue 25: a model with parameters could not be placed on the meta device
+// (Module::to swaps parameter data, which meta tensors lack). Parameters,
+// buffers and submodules are copied there, and convolutions run on it
+// (meta_device.h's kernels).
+TEST(ExecutionPlanTest, RunsAModelWithParametersAndSubmodulesOnTheMetaDevice) {
+  torch::jit::Module conv(c10::QualifiedName("__torch__.test.Conv"),
+                          std::make_shared<torch::jit::CompilationUnit>());
+  conv.register_parameter("weight", at::rand({2, 3, 3, 3}), /*is_buffer=*/false);
+  conv.define("def forward(self, x):\n    return torch.conv2d(x, self.weight)\n");
+  torch::jit::Module root = empty_module("Root");
+  root.register_module("conv", conv);
+  root.register_parameter("scale", at::rand({1}), /*is_buffer=*/false);
+  root.register_buffer("shift", at::rand({1}));
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* y = g->call_module("conv", {x});
+  Node* scaled = g->call_function("aten::mul.Tensor", {y, g->get_attr("scale")});
+  g->output(g->call_function("aten::add.Tensor", {scaled, g->get_attr("shift")}));
+  GraphModule gm(root, std::move(g));
+  PlanOptions on_meta;
+  on_meta.device = c10::Device(c10::kMeta);
+  auto plan = ExecutionPlan::compile(gm, on_meta);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const at::Tensor out = run_tensor(**plan, {at::empty({1, 3, 8, 8}, at::device(c10::kMeta))});
+  EXPECT_TRUE(out.is_meta());
+  EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{1, 2, 6, 6}));
+  for (const at::Tensor& t : root.parameters()) EXPECT_TRUE(t.is_cpu());
+  for (const at::Tensor& t : root.buffers()) EXPECT_TRUE(t.is_cpu());
+}
+
+TEST(ExecutionPlanTest, CudaWithoutCudaSaysWhyAndHow) {
+  if (libtorch_has_cuda() || at::hasCUDA()) {
+    GTEST_SKIP() << "this libtorch has CUDA (CudaBuildWithoutGpuSaysNoDevice covers it)";
+  }
+  GraphModule gm = chain_of_adds(2);
+  PlanOptions on_gpu;
+  on_gpu.device = c10::Device(c10::kCUDA, 0);
+  auto plan = ExecutionPlan::compile(gm, on_gpu);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("needs CUDA"));
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("FX_LIBTORCH_HOME"));
+}
+
+// A CUDA libtorch on a machine with no GPU (the trixie-cuda lane): the plan is
+// refused because no device is present, not because libtorch lacks CUDA.
+TEST(ExecutionPlanTest, CudaBuildWithoutGpuSaysNoDevice) {
+  if (!libtorch_has_cuda()) GTEST_SKIP() << "this libtorch has no CUDA: needs a CUDA build";
+  if (at::getNumGPUs() > 0) GTEST_SKIP() << "this machine has a GPU: needs a machine without one";
+  EXPECT_FALSE(at::hasCUDA());
+  GraphModule gm = chain_of_adds(2);
+  PlanOptions on_gpu;
+  on_gpu.device = c10::Device(c10::kCUDA, 0);
+  auto plan = ExecutionPlan::compile(gm, on_gpu);
+  ASSERT_FALSE(plan.ok());
+  const std::string message(plan.status().message());
+  EXPECT_THAT(message, HasSubstr("device cuda:0: this libtorch is built with CUDA, but no CUDA "
+                                 "device is present"));
+  EXPECT_THAT(message, HasSubstr("--device=cpu"));
+  EXPECT_THAT(message, Not(HasSubstr("FX_LIBTORCH_HOME")));
+  EXPECT_FALSE(parse_device("cuda").ok());
+  EXPECT_THAT(std::string(parse_device("cuda:1").status().message()),
+              HasSubstr("no CUDA device is present"));
+}
+
+}  // namespace
+}  // namespace fx

@@ -1,0 +1,555 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/torchscript/torchscript_export.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/frontend/resolver.h>
+#include <torch/csrc/jit/frontend/schema_matching.h>
+#include <torch/csrc/jit/frontend/sugared_value.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include <algorithm>
+#include <functional>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "core/message_text.h"
+#include "core/naming.h"
+#include "core/printer.h"
+#include "core/well_known.h"
+#include "runtime/value_conversion.h"
+
+namespace fx {
+namespace {
+
+namespace jit = torch::jit;
+using jit::SugaredValue;
+using SugaredValuePtr = std::shared_ptr<SugaredValue>;
+
+// True when TorchScript compiling a call of `wanted` as `picked` computes the
+// same: the same overload, or its `hacked_twin` (aten::index.Tensor_hacked_twin
+// for aten::index.Tensor, aten::index_put.hacked_twin for aten::index_put),
+// which TorchScript registers with a `Tensor[]` instead of a `Tensor?[]`
+// parameter and picks when no index is None. libtorch 1.13 has four, for
+// index, index_put, index_put_ and _index_put_impl_.
+bool same_operator_overload(absl::string_view picked, absl::string_view wanted) {
+  if (picked == wanted) return true;
+  return picked == (wanted.empty() ? std::string("hacked_twin")
+                                   : absl::StrCat(wanted, "_hacked_twin"));
+}
+
+// `torch.ops.<ns>.<op>.<overload>`: a call compiled as loading the saved file
+// will compile it (TorchScript saves `torch.<op>(...)` and matches the
+// overload again by argument types), refused when that is another overload.
+class OperatorOverloadValue : public SugaredValue {
+ public:
+  OperatorOverloadValue(c10::Symbol symbol, std::string overload)
+      : symbol_(symbol), overload_(std::move(overload)) {}
+  std::string kind() const override { return "operator overload"; }
+
+  SugaredValuePtr call(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       at::ArrayRef<jit::NamedValue> args, at::ArrayRef<jit::NamedValue> kwargs,
+                       size_t /*n_binders*/) override {
+    jit::Value* out = jit::emitBuiltinCall(loc, *m.graph(), symbol_, args, kwargs);
+    jit::Node* op = out->node();
+    // Several results come packed in a tuple; none in an empty one, after
+    // the call (aten::set_grad_enabled).
+    if (op->kind() == c10::prim::TupleConstruct) {
+      op = op->inputs().size() > 0 ? op->input(0)->node() : op->prev();
+    }
+    const c10::FunctionSchema* schema = op->maybeSchema();
+    if (schema == nullptr || op->kind() != symbol_ ||
+        !same_operator_overload(schema->overload_name(), overload_)) {
+      throw jit::ErrorReport(loc)
+          << "TorchScript reads this call back as "
+          << (schema != nullptr ? c10::toString(*schema) : op->kind().toQualString())
+          << ", not the overload '" << (overload_.empty() ? "default" : overload_)
+          << "' the graph calls; a saved file would compute something else";
+    }
+    return std::make_shared<jit::SimpleValue>(out);
+  }
+
+ private:
+  c10::Symbol symbol_;
+  std::string overload_;
+};
+
+// `torch.ops.<ns>.<op>`: its overloads are attributes.
+class OperatorPacketValue : public SugaredValue {
+ public:
+  explicit OperatorPacketValue(c10::Symbol symbol) : symbol_(symbol) {}
+  std::string kind() const override { return "operator"; }
+  SugaredValuePtr attr(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       const std::string& field) override {
+    const std::string overload = field == "default" ? "" : field;
+    for (const auto& op : jit::getAllOperatorsFor(symbol_)) {
+      if (op->schema().overload_name() == overload) {
+        return std::make_shared<OperatorOverloadValue>(symbol_, overload);
+      }
+    }
+    throw jit::ErrorReport(loc) << "there is no operator " << symbol_.toQualString() << "."
+                                << field << " (is its library loaded?)";
+  }
+
+ private:
+  c10::Symbol symbol_;
+};
+
+// `torch.ops` and `torch.ops.<ns>`.
+class OperatorNamespaceValue : public SugaredValue {
+ public:
+  explicit OperatorNamespaceValue(std::string ns) : ns_(std::move(ns)) {}
+  std::string kind() const override { return "operator namespace"; }
+  SugaredValuePtr attr(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       const std::string& field) override {
+    if (ns_.empty()) return std::make_shared<OperatorNamespaceValue>(field);
+    return std::make_shared<OperatorPacketValue>(
+        c10::Symbol::fromQualString(absl::StrCat(ns_, "::", field)));
+  }
+
+ private:
+  std::string ns_;
+};
+
+// The names the generated source uses that TorchScript's own resolver does
+// not know: leaf functions by their dotted targets, `torch.ops`, and torch's
+// dtype, layout and memory format constants.
+class ExportResolver : public jit::Resolver {
+ public:
+  explicit ExportResolver(const GraphModule& gm) : gm_(gm) {
+    auto add_prefixes = [&](absl::string_view name) {
+      std::string prefix;
+      for (absl::string_view atom : absl::StrSplit(name, '.')) {
+        prefix = prefix.empty() ? std::string(atom) : absl::StrCat(prefix, ".", atom);
+        prefixes_.insert(prefix);
+      }
+    };
+    for (const auto& [target, functions] : gm.functions()) add_prefixes(target);
+    // Functions a value's name shadows are called through a namespace (printer.h).
+    namespace_ = torchscript_function_namespace(gm.graph());
+    prefixes_.insert(namespace_);
+    // NamedTuple classes the graph constructs, as the model's code defines them.
+    std::function<void(const Argument&)> visit = [&](const Argument& a) {
+      if (a.is_named_tuple() && !named_tuples_.contains(a.tuple_type_name())) {
+        const auto cu = gm.root()._ivalue()->compilation_unit();
+        if (auto type = cu->get_named_tuple(
+                c10::QualifiedName(torchscript_class_name(a.tuple_type_name())))) {
+          named_tuples_.emplace(a.tuple_type_name(), type);
+          add_prefixes(a.tuple_type_name());
+        }
+      }
+      if (a.is_sequence()) {
+        for (const Argument& e : a.elements()) visit(e);
+      } else if (a.is_dict()) {
+        for (const auto& kv : a.dict_items()) visit(kv.second);
+      }
+    };
+    for (const Node* n : gm.graph().nodes()) {
+      for (const Argument& a : n->args()) visit(a);
+      for (const auto& kv : n->kwargs()) visit(kv.second);
+    }
+  }
+
+  SugaredValuePtr resolveValue(const std::string& name, jit::GraphFunction& m,
+                               const jit::SourceRange& loc) override {
+    if (name == "torch" || prefixes_.contains(name)) return lookup(name, loc, m);
+    return nullptr;
+  }
+  c10::TypePtr resolveType(const std::string&, const jit::SourceRange&) override {
+    return nullptr;
+  }
+
+  // The value of the dotted name `path`.
+  SugaredValuePtr lookup(const std::string& path, const jit::SourceRange& loc,
+                         jit::GraphFunction& m);
+
+ private:
+  const GraphModule& gm_;
+  absl::flat_hash_set<std::string> prefixes_;  // of leaf function targets and NamedTuples
+  std::string namespace_;                      // of shadowed functions
+  absl::flat_hash_map<std::string, c10::TupleTypePtr> named_tuples_;
+};
+
+// A dotted name on the way to a leaf function or a torch name.
+class NamespaceValue : public SugaredValue {
+ public:
+  NamespaceValue(ExportResolver* resolver, std::string path)
+      : resolver_(resolver), path_(std::move(path)) {}
+  std::string kind() const override { return "module"; }
+  SugaredValuePtr attr(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       const std::string& field) override {
+    return resolver_->lookup(absl::StrCat(path_, ".", field), loc, m);
+  }
+
+ private:
+  ExportResolver* resolver_;
+  std::string path_;
+};
+
+SugaredValuePtr ExportResolver::lookup(const std::string& path, const jit::SourceRange& loc,
+                                       jit::GraphFunction& m) {
+  absl::string_view unqualified = path;
+  if (absl::ConsumePrefix(&unqualified, namespace_) && absl::ConsumePrefix(&unqualified, ".")) {
+    return lookup(std::string(unqualified), loc, m);
+  }
+  if (auto it = gm_.functions().find(path); it != gm_.functions().end()) {
+    return std::make_shared<jit::FunctionValue>(it->second);
+  }
+  if (auto it = named_tuples_.find(path); it != named_tuples_.end()) {
+    return std::make_shared<jit::NamedTupleConstructor>(it->second);
+  }
+  if (prefixes_.contains(path) || path == "torch") {
+    return std::make_shared<NamespaceValue>(this, path);
+  }
+  if (path == "torch.ops") return std::make_shared<OperatorNamespaceValue>("");
+  auto constant = [&](int64_t value) -> SugaredValuePtr {
+    return std::make_shared<jit::SimpleValue>(m.graph()->insertConstant(value, loc));
+  };
+  if (auto dtype = dtype_from_python_name(path)) return constant(static_cast<int64_t>(*dtype));
+  if (auto layout = layout_from_python_name(path)) return constant(static_cast<int64_t>(*layout));
+  if (auto format = memory_format_from_python_name(path)) {
+    return constant(static_cast<int64_t>(*format));
+  }
+  absl::string_view rest = path;
+  if (absl::ConsumePrefix(&rest, "torch.") && rest.find('.') == absl::string_view::npos) {
+    return jit::BuiltinModule("aten").attr(loc, m, std::string(rest));  // torch.device, ...
+  }
+  throw jit::ErrorReport(loc) << "'" << path
+                              << "' is neither an operator nor a function this module has "
+                                 "TorchScript for";
+}
+
+// The node whose statement a compiler message points at: TorchScript quotes
+// the source and underlines the culprit (`~~~~ <--- HERE`) on the next line.
+// python_code writes one line per node after `def forward` and the lines
+// renaming placeholders.
+const Node* node_in_message(const Graph& graph, const std::string& source,
+                            absl::string_view message) {
+  const std::vector<absl::string_view> message_lines = absl::StrSplit(message, '\n');
+  absl::string_view quoted;
+  for (size_t i = 1; i < message_lines.size(); ++i) {
+    if (absl::StrContains(message_lines[i], "~~") || absl::StrContains(message_lines[i], "<--- HERE")) {
+      quoted = absl::StripAsciiWhitespace(message_lines[i - 1]);
+      break;
+    }
+  }
+  if (quoted.empty()) return nullptr;
+  const std::vector<absl::string_view> lines = absl::StrSplit(source, '\n');
+  std::vector<const Node*> statements;
+  size_t first = 1;
+  for (const Node* n : graph.nodes()) {
+    if (n->op() != Op::kPlaceholder) {
+      statements.push_back(n);
+    } else if (absl::StripPrefix(n->target(), "*") != n->name()) {
+      ++first;  // `name = target`
+    }
+  }
+  for (size_t i = 0; i < statements.size() && first + i < lines.size(); ++i) {
+    if (absl::StripAsciiWhitespace(lines[first + i]) == quoted) return statements[i];
+  }
+  return nullptr;
+}
+
+// The first line of a compiler message (the rest quotes the source, which
+// the line introduces with a colon that would dangle here).
+std::string first_line(absl::string_view message) {
+  message = absl::StripLeadingAsciiWhitespace(message);
+  absl::string_view line = absl::StripTrailingAsciiWhitespace(message.substr(0, message.find('\n')));
+  if (absl::ConsumeSuffix(&line, ":")) line = absl::StripTrailingAsciiWhitespace(line);
+  return std::string(line);
+}
+
+// Every name pasted into the source must be what it claims to be: a node
+// name or keyword that is an identifier, a target of dotted identifiers or
+// `ns::op.overload`, a type of names, brackets and commas. Anything else
+// could change what the source means, so it is refused. Attribute paths are
+// another matter: the printer reaches atoms that are not identifiers
+// (nn.Sequential's `0`, RegNet's `block1-0`) through `getattr(m, "block1-0")`
+// with a string literal, so any atom of printable characters is safe.
+bool is_attribute_path(absl::string_view s) {
+  if (s.empty()) return false;
+  for (absl::string_view atom : absl::StrSplit(s, '.')) {
+    if (atom.empty()) return false;
+    for (char c : atom) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+    }
+  }
+  return true;
+}
+
+bool is_dotted_name(absl::string_view s) {
+  if (s.empty()) return false;
+  for (absl::string_view atom : absl::StrSplit(s, '.')) {
+    if (!is_python_identifier(atom)) return false;
+  }
+  return true;
+}
+
+bool is_function_target(absl::string_view target) {
+  const size_t colons = target.find("::");
+  if (colons == absl::string_view::npos) return is_dotted_name(target);
+  return is_python_identifier(target.substr(0, colons)) &&
+         is_dotted_name(target.substr(colons + 2));
+}
+
+bool is_type_annotation(absl::string_view type) {
+  int depth = 0;
+  for (char c : type) {
+    if (c == '[') ++depth;
+    if (c == ']' && --depth < 0) return false;
+    if (!(absl::ascii_isalnum(c) || c == '_' || c == '.' || c == ',' || c == ' ' || c == '[' ||
+          c == ']')) {
+      return false;
+    }
+  }
+  return depth == 0;
+}
+
+absl::Status unsafe_name(const Node& n, absl::string_view what, absl::string_view name) {
+  return absl::InvalidArgumentError(absl::StrCat("cannot export node ", quote_for_message(n.name()),
+                                                 " to TorchScript: its ", what, " ",
+                                                 quote_for_message(name), " is not a valid name"));
+}
+
+// Checks what TorchScript cannot express before compiling, naming the node.
+absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
+  if (!is_python_identifier(gm.class_name())) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot export to TorchScript: the class name ",
+                                                   quote_for_message(gm.class_name()),
+                                                   " is not a Python identifier"));
+  }
+  for (const auto& [name, value] : gm.own_attributes()) {
+    if (!is_python_identifier(name)) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot export to TorchScript: attribute ",
+                                                     quote_for_message(name),
+                                                     " is not a Python identifier"));
+    }
+  }
+  for (const Node* n : graph.nodes()) {
+    if (!is_python_identifier(n->name())) return unsafe_name(*n, "name", n->name());
+    for (const auto& [key, value] : n->kwargs()) {
+      if (!is_python_identifier(key)) return unsafe_name(*n, "keyword", key);
+    }
+    if (!is_type_annotation(n->type())) return unsafe_name(*n, "type", n->type());
+    switch (n->op()) {
+      case Op::kPlaceholder:
+        if (!is_python_identifier(absl::StripLeadingAsciiWhitespace(
+                absl::StripPrefix(absl::StripPrefix(n->target(), "*"), "*"))) ) {
+          return unsafe_name(*n, "target", n->target());
+        }
+        break;
+      case Op::kGetAttr:
+      case Op::kCallModule:
+        if (!is_attribute_path(n->target())) return unsafe_name(*n, "target", n->target());
+        break;
+      case Op::kCallMethod:
+        if (!is_python_identifier(n->target())) return unsafe_name(*n, "target", n->target());
+        break;
+      case Op::kCallFunction:
+        if (!is_function_target(n->target())) return unsafe_name(*n, "target", n->target());
+        break;
+      default:
+        break;
+    }
+    if (n->op() == Op::kCallModule) {
+      if (const MetaValue* m = n->meta().find(kModuleMethodKey); m != nullptr &&
+          (!m->is_string() || !is_python_identifier(m->to_string()))) {
+        return unsafe_name(*n, "method (meta _method)", m->is_string() ? m->to_string() : "?");
+      }
+    }
+    if (n->op() == Op::kPlaceholder && absl::StartsWith(n->target(), "*")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot export node '", n->name(), "' to TorchScript: forward takes ", n->target(),
+          ", and a TorchScript method takes no variable arguments"));
+    }
+    if (n->op() == Op::kCallFunction) {
+      const std::string& target = n->target();
+      const bool known = target.find("::") != std::string::npos ||
+                         absl::StartsWith(target, "torch.") ||
+                         absl::StartsWith(target, "operator.") || target == kGetAttrTarget ||
+                         target == kAssertIsNotNoneTarget ||
+                         gm.functions().contains(target);
+      if (!known && target.find('.') != std::string::npos) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cannot export node '", n->name(), "' to TorchScript: it calls ", target,
+            ", a Python function this module has no TorchScript for (graphs traced from "
+            "TorchScript record their leaf functions; a graph built in C++ must "
+            "GraphModule::add_function it)"));
+      }
+    }
+    if (n->op() == Op::kCallModule) {
+      auto module = gm.get_submodule(n->target());
+      const MetaValue* method = n->meta().find(kModuleMethodKey);
+      const std::string name =
+          method != nullptr && method->is_string() ? method->to_string() : "forward";
+      if (module.ok() && !module->find_method(name)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cannot export node '", n->name(), "' to TorchScript: it calls module ", n->target(),
+            ", which has no TorchScript method ", name,
+            name == "forward" ? " (its forward is overloaded? meta '_method' names the overload)"
+                              : ""));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The graph as the exporter prints it: placeholders annotated with the
+// TorchScript type the tracer recorded, no other annotations; a submodule
+// whose forward TorchScript compiled as one overload called by its name.
+std::unique_ptr<Graph> graph_for_torchscript(const GraphModule& gm) {
+  std::unique_ptr<Graph> copy = gm.graph().copy();
+  for (Node* n : copy->nodes()) {
+    if (n->op() == Op::kCallModule && !n->meta().contains(kModuleMethodKey)) {
+      auto module = gm.get_submodule(n->target());
+      if (module.ok() && !module->find_method("forward")) {
+        std::vector<std::string> overloads;
+        for (const auto& m : module->get_methods()) {
+          if (absl::StartsWith(m.name(), "forward__")) overloads.push_back(m.name());
+        }
+        if (overloads.size() == 1) n->meta().set(kModuleMethodKey, overloads[0]);
+      }
+    }
+    std::string type;
+    if (n->op() == Op::kPlaceholder) {
+      const MetaValue* t = n->meta().find(kTorchScriptTypeKey);
+      if (t != nullptr && t->is_string()) {
+        type = t->to_string();
+      } else if (n->type() != "torch.Tensor") {
+        type = n->type();
+      }
+    }
+    if (n->type() != type) n->set_type(type);
+  }
+  return copy;
+}
+
+// TorchScript's serializer numbers the source range of every node it writes
+// in a hash map whose hash (SourceRangeHasher) XORs the address of the
+// range's Source with its start and end offsets. In one long text, ranges of
+// statements of equal length mostly hash alike, so saving a graph of N nodes
+// took O(N^2) time (40,000 nodes: 20 s). Each line of the generated source
+// (each statement) becomes a Source of its own, sharing the text and keeping
+// the file name and line number, so messages quote the same code as before
+// and the hashes differ.
+class SourceByLine {
+ public:
+  void rewrite(jit::Block* block) {
+    for (jit::Node* node : block->nodes()) {
+      node->setSourceRange(range_by_line(node->sourceRange()));
+      for (jit::Block* inner : node->blocks()) rewrite(inner);
+    }
+    jit::Node* param = block->param_node();
+    param->setSourceRange(range_by_line(param->sourceRange()));
+    jit::Node* ret = block->return_node();
+    ret->setSourceRange(range_by_line(ret->sourceRange()));
+  }
+
+ private:
+  jit::SourceRange range_by_line(const jit::SourceRange& range) {
+    const std::shared_ptr<jit::Source>& source = range.source();
+    if (source == nullptr || range.end() > source->size() || range.start() > range.end()) {
+      return range;
+    }
+    const size_t first = source->lineno_for_offset(range.start());
+    const size_t last = source->lineno_for_offset(range.end() > range.start() ? range.end() - 1
+                                                                              : range.start());
+    const size_t begin = source->offset_for_line(first);
+    std::shared_ptr<jit::Source>& lines = sources_[{source.get(), first, last}];
+    if (lines == nullptr) {
+      const size_t end = last + 1 < source->num_lines() ? source->offset_for_line(last + 1)
+                                                         : source->size();
+      lines = std::make_shared<jit::Source>(source->text_str().substr(begin, end - begin),
+                                            source->filename(),
+                                            source->lineno_to_source_lineno(first));
+    }
+    return jit::SourceRange(lines, range.start() - begin, range.end() - begin);
+  }
+
+  absl::flat_hash_map<std::tuple<const jit::Source*, size_t, size_t>, std::shared_ptr<jit::Source>>
+      sources_;
+};
+
+// A module built by the exporter (the root and the modules holding what is
+// referenced below it) gets the `training` flag every nn.Module has.
+void add_training_flags(torch::jit::Module& root, bool training) {
+  const auto cu = root._ivalue()->compilation_unit();
+  for (torch::jit::Module m : root.modules()) {
+    if (m._ivalue()->compilation_unit() != cu) continue;  // a module of the model, as it was
+    if (!m._ivalue()->type()->hasAttribute("training")) {
+      m.register_attribute("training", c10::BoolType::get(), training);
+    }
+  }
+}
+
+}  // namespace
+
+std::string torchscript_source(const GraphModule& gm) {
+  return python_code(*graph_for_torchscript(gm), CodeDialect::kTorchScript);
+}
+
+absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm) {
+  if (absl::Status s = gm.check_storable("TorchScript"); !s.ok()) return s;
+  std::unique_ptr<Graph> graph = graph_for_torchscript(gm);
+  if (absl::Status s = check_expressible(gm, *graph); !s.ok()) return s;
+  const std::string source = python_code(*graph, CodeDialect::kTorchScript);
+  auto holder = GraphModule::from_referenced(gm, std::move(graph), gm.class_name());
+  if (!holder.ok()) return holder.status();
+  torch::jit::Module root = holder->root();
+  for (const auto& [name, value] : holder->own_attributes()) {
+    root.register_attribute(name, value.isTensor() ? c10::TensorType::get() : value.type(), value);
+  }
+  bool training = false;
+  if (gm.root()._ivalue()->type()->hasAttribute("training")) {
+    training = gm.root().attr("training").toBool();
+  }
+  add_training_flags(root, training);
+  // Graph submodules (split's stages) become TorchScript submodules, each
+  // exported in turn.
+  for (const auto& [name, sub] : holder->graph_submodules()) {
+    auto exported = export_to_torchscript(*sub);
+    if (!exported.ok()) {
+      return absl::Status(exported.status().code(),
+                          absl::StrCat("graph submodule '", name, "': ", exported.status().message()));
+    }
+    root.register_module(name, *exported);
+  }
+  try {
+    root.define(source, std::make_shared<ExportResolver>(gm));
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    const Node* node = node_in_message(gm.graph(), source, message);
+    const std::string what =
+        node != nullptr ? absl::StrCat("node '", node->name(), "' (", node->target(), ")")
+                        : std::string("the graph");
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot export ", what, " to TorchScript: ", first_line(message)));
+  }
+  SourceByLine().rewrite(root.get_method("forward").graph()->block());
+  return root;
+}
+
+absl::Status save_torchscript(const GraphModule& gm, const std::string& path) {
+  auto module = export_to_torchscript(gm);
+  if (!module.ok()) return module.status();
+  try {
+    module->save(path);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot write ", path_for_message(path), ": ", first_line(e.what())));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace fx
