@@ -244,6 +244,64 @@ TEST(ConstFoldTest, WeightsPassedToImpureCallsWithoutASchemaAreNotConstants) {
   }
 }
 
+// Writes the schema annotates on a list (`Tensor(a!)[] out`): the weight
+// is written each run, so nothing read from it is folded.
+TEST(ConstFoldTest, WeightsWrittenThroughAnOutListAreNotConstants) {
+  for (const char* target : {"aten::_foreach_neg.out", "aten::unbind_copy.int_out"}) {
+    SCOPED_TRACE(target);
+    auto g = std::make_unique<Graph>();
+    Node* x = g->placeholder("x");
+    Node* w = g->get_attr("w");
+    if (std::string(target) == "aten::_foreach_neg.out") {
+      g->call_function(target, {Argument::List({x})}, {{"out", Argument::List({w})}});
+    } else {
+      Node* neg = g->call_function("aten::neg", {g->call_function("aten::unsqueeze", {x, 0})});
+      g->call_function(target, {neg, 0}, {{"out", Argument::List({w})}});
+    }
+    Node* doubled = g->call_function("aten::mul.Scalar", {g->get_attr("w"), 2.0});
+    g->output(g->call_function("aten::add.Tensor", {x, doubled}));
+    GraphModule gm = module_with_weights(std::move(g));
+    auto report = fold_constants(gm);
+    ASSERT_TRUE(report.ok()) << report.status();
+    EXPECT_THAT(report->attributes, IsEmpty()) << gm.code();
+    const at::Tensor input = at::randn({3, 4});
+    EXPECT_TRUE(at::allclose(run(gm, input), -input));
+  }
+}
+
+// Python's augmented assignments as methods (`m |= x`: aten::__ior__ on m).
+TEST(ConstFoldTest, AttributesWrittenByAnAugmentedAssignmentAreNotConstants) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->call_method("__ior__", {g->get_attr("m"), x});
+  Node* doubled = g->call_function("aten::mul.Scalar", {g->get_attr("m"), 2});
+  g->output(g->call_function("aten::add.Tensor", {x, doubled}));
+  GraphModule gm(empty_module("Folded"), std::move(g));
+  ASSERT_TRUE(gm.add_attribute("m", at::zeros({4}, at::kLong)).ok());
+  auto report = fold_constants(gm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->attributes, IsEmpty()) << gm.code();
+  const at::Tensor input = at::ones({4}, at::kLong);
+  auto out = gm({input});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(at::equal(out->toTensor(), input * 3)) << out->toTensor();
+}
+
+// A method given out= runs the operator's out overload, writing it.
+TEST(ConstFoldTest, WeightsWrittenByAMethodsOutArgumentAreNotConstants) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->call_method("neg", {x}, {{"out", g->get_attr("w")}});
+  Node* doubled = g->call_function("aten::mul.Scalar", {g->get_attr("w"), 2.0});
+  g->output(g->call_function("aten::add.Tensor", {x, doubled}));
+  GraphModule gm = module_with_weights(std::move(g));
+  auto report = fold_constants(gm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->attributes, IsEmpty()) << gm.code();
+  const at::Tensor input = at::randn({3, 4});
+  EXPECT_TRUE(at::allclose(run(gm, input), -input));
+}
+
 // ---- Real programs ---------------------------------------------------------------
 
 // torch.export programs compute what they computed; the tied linear weights of

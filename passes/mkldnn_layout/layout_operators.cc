@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "core/well_known.h"
 #include "runtime/kernels/mkldnn_kernels.h"
 #include "runtime/operator_binding.h"
@@ -69,6 +70,14 @@ std::optional<Candidate> layout_operator(Node& n, const BoundCall& call,
                                          const absl::flat_hash_set<Node*>& in_layout) {
   std::string base;
   base_of(n.target(), base);
+  // The functional overloads only: an out= overload's result is its `out`
+  // argument, which a rewrite on `self` alone would drop (add's own
+  // overloads are matched whole below).
+  const absl::string_view overload = absl::string_view(n.target()).substr(
+      std::min(n.target().size(), base.size() + 1));
+  if (!overload.empty() && overload != "default" && base != "aten::add" && base != "aten::add_") {
+    return std::nullopt;
+  }
   Node* self = call.node_arg("self");
   if (self == nullptr) self = call.node_arg("input");
   if (self == nullptr || in_layout.count(self) == 0) return std::nullopt;

@@ -71,6 +71,26 @@ class HardswishBlocks(nn.Module):
         return self.act(self.c[2](y))
 
 
+class OutOverloads(nn.Module):
+    """hardswish and hardtanh writing an out= buffer, which is returned: the
+    out overloads stay as they are (strided)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = convs(3, channels=16)
+        # out= refuses tensors that require gradients.
+        for p in self.parameters():
+            p.requires_grad_(False)
+
+    def forward(self, x):
+        y = self.c[1](self.c[0](x * 4))
+        a = torch.zeros([1, 16, 16, 16])
+        b = torch.zeros([1, 16, 16, 16])
+        torch._C._nn.hardswish(y, out=a)
+        torch._C._nn.hardtanh(y, -0.5, 0.5, out=b)
+        return self.c[2](y), a, b
+
+
 class LoneConv(nn.Module):
     """One convolution between strided operators: converting costs more."""
 
@@ -268,6 +288,7 @@ def main():
         "lone_conv": LoneConv,
         "eight_channel_relu6": EightChannelRelu6,
         "hardswish_blocks": HardswishBlocks,
+        "out_overloads": OutOverloads,
         "read_before_in_place": ReadBeforeInPlace,
         "written_by_strided_user": WrittenByStridedUser,
         "broadcast_add": BroadcastAdd,

@@ -184,6 +184,20 @@ TEST_F(MkldnnLayoutTest, HardswishRunsInTheLayout) {
   expect_same_outputs(m, inputs);
 }
 
+// An out= overload's result is its `out` buffer: it is no layout operator
+// (rewritten on `self` alone it would leave the buffer unwritten).
+TEST_F(MkldnnLayoutTest, OutOverloadsStayAsTheyAre) {
+  torch::jit::Module m = load_model("out_overloads");
+  const auto inputs = small_input();
+  convert(m, "inline,shape_prop,mkldnn_layout{every_region=true},dce", inputs);
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::hardswish.out"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), "aten::hardtanh.out"), 1);
+  EXPECT_EQ(count_targets(gm_->graph(), kMkldnnHardswish), 0);
+  EXPECT_EQ(count_targets(gm_->graph(), kMkldnnHardtanh), 0);
+  expect_same_outputs(m, inputs);
+}
+
 TEST_F(MkldnnLayoutTest, StridedReadersAroundAnInPlaceReluSeeWhatTheySawBefore) {
   torch::jit::Module m = load_model("read_before_in_place");
   const auto inputs = small_input();

@@ -25,6 +25,28 @@ bool has_inplace_parameter(const std::string& target) {
   return false;
 }
 
+// Whether `arg` is `value`, or a list or tuple holding it (an out= list:
+// `Tensor(a!)[] out`).
+bool holds_node(const Argument& arg, const Node& value) {
+  if (arg.is_node()) return arg.to_node() == &value;
+  if (!arg.is_sequence()) return false;
+  for (const Argument& e : arg.elements()) {
+    if (holds_node(e, value)) return true;
+  }
+  return false;
+}
+
+// Whether a parameter's alias annotation writes it or its elements
+// (`Tensor(a!)`, `Tensor(a!)[]`).
+bool writes(const c10::AliasInfo* info) {
+  if (info == nullptr) return false;
+  if (info->isWrite()) return true;
+  for (const c10::AliasInfo& contained : info->containedTypes()) {
+    if (writes(&contained)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // Users that read only a value's rank or sizes, which an MKLDNN tensor has.
@@ -43,7 +65,14 @@ bool may_write(const Node& user, const Node& value) {
   if (user.is_impure()) return true;
   if (user.op() == Op::kCallModule) return true;
   if (user.op() == Op::kCallMethod) {
+    // In place: `add_`, and Python's augmented assignments (`__ior__`, which
+    // run aten::__ior__ on self); or given `out=` (the method then runs the
+    // operator's out overload).
     const std::string& t = user.target();
+    if (user.kwarg("out") != nullptr) return true;
+    if (t.size() > 4 && t.rfind("__i", 0) == 0 && t.compare(t.size() - 2, 2, "__") == 0) {
+      return true;
+    }
     return !t.empty() && t.back() == '_' && t.rfind("__", 0) != 0;
   }
   if (user.op() != Op::kCallFunction) return false;
@@ -51,8 +80,8 @@ bool may_write(const Node& user, const Node& value) {
     const auto& params = call->schema->arguments();
     for (size_t i = 0; i < params.size(); ++i) {
       const Argument* a = call->given[i];
-      if (a == nullptr || !a->is_node() || a->to_node() != &value) continue;
-      if (params[i].alias_info() != nullptr && params[i].alias_info()->isWrite()) return true;
+      if (a == nullptr || !holds_node(*a, value)) continue;
+      if (writes(params[i].alias_info())) return true;
     }
     return false;
   }

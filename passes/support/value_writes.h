@@ -31,8 +31,10 @@ namespace fx {
 FX_API bool reads_sizes_only(const Node& user);
 
 // Whether `user` may write its argument `value`: an impure call, one whose
-// schema writes the parameter taking `value`, a leaf function called in
-// place, an in-place method, any module.
+// schema writes the parameter taking `value` (or a list holding it: an
+// out= list), a leaf function called in place, an in-place method (`add_`,
+// Python's `__ior__` and the other augmented assignments) or one given
+// `out=`, any module.
 FX_API bool may_write(const Node& user, const Node& value);
 
 // Whether the result of `user` may share its operands' storage.
