@@ -128,7 +128,7 @@ class WrittenByStridedUser(nn.Module):
 
     def forward(self, x):
         y = self.c[2](self.c[1](self.c[0](x)))
-        F.hardswish(y, inplace=True)
+        F.elu(y, inplace=True)
         return self.c[5](self.c[4](self.c[3](y))) + y
 
 

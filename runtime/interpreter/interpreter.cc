@@ -1,17 +1,16 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/interpreter/interpreter.h"
 
-#include "runtime/input_constraints.h"
-
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/last_uses.h"
 #include "core/printer.h"
 #include "runtime/input_constraints.h"
-#include "runtime/plan/execution_plan.h"
 #include "runtime/interpreter/node_calls.h"
 #include "runtime/operator_binding.h"
+#include "runtime/plan/execution_plan.h"
+#include "runtime/torchscript/script_calls.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {

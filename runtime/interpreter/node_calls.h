@@ -80,16 +80,6 @@ FX_API c10::IValue wrap_number(const c10::IValue& number);
 // "node 'add_1' (aten::add.Tensor): <message>".
 FX_API absl::Status node_error(const Node& node, absl::string_view message);
 
-// TorchScript checks a call's values against the declared types exactly: a
-// list a caller gave or the graph built (List[Any]) is no `List[Tensor]`.
-// Gives list and tuple values in `args` and `kwargs` the types `schema`
-// declares where Python would accept them there (coerce_to_type); what does
-// not fit is left for TorchScript to refuse. `first` is the schema parameter
-// `args[0]` fills (1 past a method's self). Returns the kwargs, typed.
-FX_API torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t first,
-                                           std::vector<c10::IValue>& args,
-                                           const IValueKwargs& kwargs = {});
-
 // Checks a caller's input against a placeholder's TorchScript type, when the
 // tracer recorded one (meta `_torchscript_type`) or the node is annotated
 // `torch.Tensor`. `index` is the input's position, for the message.
@@ -131,15 +121,6 @@ FX_API absl::StatusOr<c10::IValue> call_graph_module(const Node& node, const Exe
                                                      std::vector<c10::IValue> args,
                                                      const IValueKwargs& kwargs);
 
-// The TorchScript overload of a leaf function, or of a submodule's forward,
-// that accepts these arguments.
-FX_API absl::StatusOr<torch::jit::Function*> choose_function(
-    const Node& node, const std::vector<torch::jit::Function*>& overloads,
-    const std::vector<c10::IValue>& args, const IValueKwargs& kwargs);
-FX_API absl::StatusOr<torch::jit::Method> choose_method(
-    const Node& node, const std::vector<torch::jit::Method>& overloads,
-    const std::vector<c10::IValue>& args, const IValueKwargs& kwargs);
-
 // An operator chosen for a call_function or call_method node, and how the
 // node's arguments map onto it.
 struct FX_API ResolvedCall {
@@ -174,16 +155,6 @@ FX_API absl::StatusOr<c10::IValue> call_operator(const Node& node, const Resolve
                                                  std::vector<c10::IValue> args,
                                                  const IValueKwargs& kwargs,
                                                  torch::jit::Stack* called_with = nullptr);
-
-// Runs a TorchScript function or method, turning exceptions into node errors.
-FX_API absl::StatusOr<c10::IValue> call_function_body(const Node& node,
-                                                      torch::jit::Function& function,
-                                                      std::vector<c10::IValue> args,
-                                                      const IValueKwargs& kwargs);
-FX_API absl::StatusOr<c10::IValue> call_method_body(const Node& node,
-                                                    const torch::jit::Method& method,
-                                                    std::vector<c10::IValue> args,
-                                                    const IValueKwargs& kwargs);
 
 }  // namespace fx
 

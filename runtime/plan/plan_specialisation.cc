@@ -17,6 +17,7 @@
 #include "runtime/plan/out_variants.h"
 #include "runtime/plan/plan_steps.h"
 #include "runtime/value_conversion.h"
+#include "runtime/torchscript/script_calls.h"
 
 namespace fx {
 namespace {
