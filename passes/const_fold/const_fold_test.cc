@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -244,29 +245,32 @@ TEST(ConstFoldTest, WeightsPassedToImpureCallsWithoutASchemaAreNotConstants) {
   }
 }
 
-// Writes the schema annotates on a list (`Tensor(a!)[] out`): the weight
-// is written each run, so nothing read from it is folded.
+// A graph where `write` writes -x into the weight `w`, then x + 2 * w is
+// returned: -x each run, as long as nothing read from `w` is folded.
+void expect_written_weight_not_folded(
+    const std::function<void(Graph& g, Node* x, Node* w)>& write) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  write(*g, x, g->get_attr("w"));
+  Node* doubled = g->call_function("aten::mul.Scalar", {g->get_attr("w"), 2.0});
+  g->output(g->call_function("aten::add.Tensor", {x, doubled}));
+  GraphModule gm = module_with_weights(std::move(g));
+  auto report = fold_constants(gm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->attributes, IsEmpty()) << gm.code();
+  const at::Tensor input = at::randn({3, 4});
+  EXPECT_TRUE(at::allclose(run(gm, input), -input));
+}
+
+// Writes the schema annotates on a list (`Tensor(a!)[] out`).
 TEST(ConstFoldTest, WeightsWrittenThroughAnOutListAreNotConstants) {
-  for (const char* target : {"aten::_foreach_neg.out", "aten::unbind_copy.int_out"}) {
-    SCOPED_TRACE(target);
-    auto g = std::make_unique<Graph>();
-    Node* x = g->placeholder("x");
-    Node* w = g->get_attr("w");
-    if (std::string(target) == "aten::_foreach_neg.out") {
-      g->call_function(target, {Argument::List({x})}, {{"out", Argument::List({w})}});
-    } else {
-      Node* neg = g->call_function("aten::neg", {g->call_function("aten::unsqueeze", {x, 0})});
-      g->call_function(target, {neg, 0}, {{"out", Argument::List({w})}});
-    }
-    Node* doubled = g->call_function("aten::mul.Scalar", {g->get_attr("w"), 2.0});
-    g->output(g->call_function("aten::add.Tensor", {x, doubled}));
-    GraphModule gm = module_with_weights(std::move(g));
-    auto report = fold_constants(gm);
-    ASSERT_TRUE(report.ok()) << report.status();
-    EXPECT_THAT(report->attributes, IsEmpty()) << gm.code();
-    const at::Tensor input = at::randn({3, 4});
-    EXPECT_TRUE(at::allclose(run(gm, input), -input));
-  }
+  expect_written_weight_not_folded([](Graph& g, Node* x, Node* w) {
+    g.call_function("aten::_foreach_neg.out", {Argument::List({x})}, {{"out", Argument::List({w})}});
+  });
+  expect_written_weight_not_folded([](Graph& g, Node* x, Node* w) {
+    Node* neg = g.call_function("aten::neg", {g.call_function("aten::unsqueeze", {x, 0})});
+    g.call_function("aten::unbind_copy.int_out", {neg, 0}, {{"out", Argument::List({w})}});
+  });
 }
 
 // Python's augmented assignments as methods (`m |= x`: aten::__ior__ on m).
@@ -289,17 +293,9 @@ TEST(ConstFoldTest, AttributesWrittenByAnAugmentedAssignmentAreNotConstants) {
 
 // A method given out= runs the operator's out overload, writing it.
 TEST(ConstFoldTest, WeightsWrittenByAMethodsOutArgumentAreNotConstants) {
-  auto g = std::make_unique<Graph>();
-  Node* x = g->placeholder("x");
-  g->call_method("neg", {x}, {{"out", g->get_attr("w")}});
-  Node* doubled = g->call_function("aten::mul.Scalar", {g->get_attr("w"), 2.0});
-  g->output(g->call_function("aten::add.Tensor", {x, doubled}));
-  GraphModule gm = module_with_weights(std::move(g));
-  auto report = fold_constants(gm);
-  ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_THAT(report->attributes, IsEmpty()) << gm.code();
-  const at::Tensor input = at::randn({3, 4});
-  EXPECT_TRUE(at::allclose(run(gm, input), -input));
+  expect_written_weight_not_folded([](Graph& g, Node* x, Node* w) {
+    g.call_method("neg", {x}, {{"out", w}});
+  });
 }
 
 // ---- Real programs ---------------------------------------------------------------
