@@ -2,8 +2,12 @@
 #include "runtime/devices.h"
 
 #include <limits>
+#include <thread>
 
 #include <ATen/Context.h>
+#include <c10/core/Event.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+#include <torch/version.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -73,6 +77,23 @@ absl::Status check_device_available(const c10::Device& device) {
                                                       count, " GPU(s), cuda:0 to cuda:", count - 1));
   }
   return absl::OkStatus();
+}
+
+void wait_for_device(const c10::Device& device) {
+  if (device.is_cpu() || device.is_meta()) return;
+  const c10::impl::VirtualGuardImpl guard(device.type());
+  c10::Event done(device.type());
+  done.record(guard.getStream(device));
+#if TORCH_VERSION_MAJOR >= 2
+  done.synchronize();
+#else  // (1.13's Event cannot wait; and no CUDA build of it is supported here)
+  while (!done.query()) std::this_thread::yield();
+#endif
+}
+
+void allow_tf32(bool allowed) {
+  at::globalContext().setAllowTF32CuBLAS(allowed);
+  at::globalContext().setAllowTF32CuDNN(allowed);
 }
 
 }  // namespace fx

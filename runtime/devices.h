@@ -31,6 +31,17 @@ FX_API bool libtorch_has_cuda();
 // Fails, saying why and what to do, when `device` cannot be used here.
 FX_API absl::Status check_device_available(const c10::Device& device);
 
+// Waits until the work queued so far on `device`'s current stream is done
+// (nothing to wait for on the CPU): for timing runs, whose kernels a GPU
+// runs after the call that queued them returns.
+FX_API void wait_for_device(const c10::Device& device);
+
+// Whether float32 matrix products and convolutions on CUDA devices may round
+// their inputs to TF32 (libtorch's global setting, for cuBLAS and cuDNN
+// both). PyTorch allows it for convolutions by default; a check against
+// float32 results needs it off.
+FX_API void allow_tf32(bool allowed);
+
 }  // namespace fx
 
 #endif  // FX_RUNTIME_DEVICES_H_

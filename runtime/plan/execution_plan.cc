@@ -8,6 +8,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
 #include <c10/core/StorageImpl.h>
+#include <c10/core/StreamGuard.h>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
@@ -92,6 +93,16 @@ absl::StatusOr<bool> run_contraction(const ContractionStep& step,
 absl::StatusOr<std::shared_ptr<const ExecutionPlan>> ExecutionPlan::compile(
     const GraphModule& gm, const PlanOptions& options) {
   if (absl::Status s = check_device_available(options.device); !s.ok()) return s;
+  if (options.cuda_graphs && !options.device.is_cuda()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CUDA graphs run on a CUDA device, and this plan runs on ", options.device.str(),
+        ": compile for cuda (PlanOptions::device), or leave cuda_graphs off"));
+  }
+  if (options.cuda_graphs && !options.inference_mode) {
+    return absl::InvalidArgumentError(
+        "CUDA graphs need inference mode (a captured run records no autograd graph): turn "
+        "inference_mode on, or leave cuda_graphs off");
+  }
   if (absl::Status s = gm.lint(); !s.ok()) return s;
   if (options.device.is_meta()) ensure_meta_kernels();
   // The plan's own module: a copy of the graph, the root's state on the device.
@@ -133,7 +144,12 @@ absl::Status ExecutionPlan::build() {
     auto target = lookup_target(*module_, *n);
     if (!target.ok()) return target.status();
     info.target = *std::move(target);
-    if (absl::Status s = compile_graph_submodule(*n, info.target, options_); !s.ok()) return s;
+    // (A graph submodule runs inside its caller's run, captured with it.)
+    PlanOptions submodule_options = options_;
+    submodule_options.cuda_graphs = false;
+    if (absl::Status s = compile_graph_submodule(*n, info.target, submodule_options); !s.ok()) {
+      return s;
+    }
     if (n->op() == Op::kPlaceholder) {
       info.placeholder_index = static_cast<int>(input_names_.size());
       input_names_.push_back(n->name());
@@ -200,6 +216,14 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run(RunState& state,
   c10::optional<c10::InferenceMode> inference;
   if (options_.inference_mode) inference.emplace();
   RunState::Impl& st = *state.impl_;
+  const bool on_cuda = options_.device.is_cuda();
+  if (on_cuda) {
+    if (st.cuda == nullptr) st.cuda = std::make_unique<CudaRuns>(options_.device);
+    st.cuda->begin_run();
+  }
+  absl::Cleanup end_run = [&st, on_cuda] {
+    if (on_cuda) st.cuda->end_run();
+  };
   input_signature(inputs, st.new_signature);
   if (st.spec == nullptr || st.signature != st.new_signature) {
     c10::IValue result;
@@ -210,11 +234,40 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run(RunState& state,
     st.signature = st.new_signature;
     if (ran) return result;  // the first run of this signature made the steps
   }
-  return run_steps(*st.spec, state, inputs);
+  if (on_cuda) {
+    auto run_steps_on = [&](std::vector<c10::IValue>& in, const StepObserver* observer) {
+      return run_steps(*st.spec, state, in, observer);
+    };
+    return st.cuda->run(st.signature, inputs, options_.cuda_graphs, st.arena, run_steps_on);
+  }
+  return run_steps(*st.spec, state, inputs, nullptr);
+}
+
+absl::StatusOr<c10::IValue> ExecutionPlan::run(RunState& state, std::vector<c10::IValue> inputs,
+                                               c10::Stream stream) const {
+  if (stream.device() != options_.device) {
+    return absl::InvalidArgumentError(absl::StrCat("a stream of ", stream.device().str(),
+                                                   " was given to a plan that runs on ",
+                                                   options_.device.str()));
+  }
+  try {
+    c10::StreamGuard on_stream(stream);
+    return run(state, std::move(inputs));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot run on the stream given: ", exception_message(e)));
+  }
+}
+
+CudaRunStatus ExecutionPlan::cuda_status(const RunState& state) const {
+  const RunState::Impl& st = *state.impl_;
+  if (st.cuda == nullptr) return CudaRunStatus();
+  return st.cuda->status(st.signature);
 }
 
 absl::StatusOr<c10::IValue> ExecutionPlan::run_steps(const Specialisation& spec, RunState& state,
-                                                     std::vector<c10::IValue>& inputs) const {
+                                                     std::vector<c10::IValue>& inputs,
+                                                     const StepObserver* observer) const {
   RunState::Impl& st = *state.impl_;
   std::vector<c10::IValue>& slots = st.slots;
   slots.resize(spec.num_slots);
@@ -241,7 +294,10 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run_steps(const Specialisation& spec,
         if (step.contraction != nullptr) {
           auto ran = run_contraction(*step.contraction, st.planned, slots, step.slot);
           if (!ran.ok()) return node_error(*step.node, ran.status().message());
-          if (*ran) break;
+          if (*ran) {
+            if (observer != nullptr) (*observer)(*step.node, slots[step.slot]);
+            break;
+          }
         }
         stack.clear();
         for (const ArgSource& a : step.args) {
@@ -274,6 +330,7 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run_steps(const Specialisation& spec,
         } else {
           slots[step.slot] = take_returns(*step.schema, stack);
         }
+        if (observer != nullptr) (*observer)(*step.node, slots[step.slot]);
         break;
       }
       case StepKind::kCall:
@@ -282,8 +339,10 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run_steps(const Specialisation& spec,
         if (!value.ok()) return value.status();
         if (step.kind == StepKind::kOutput) {
           result = *std::move(value);
+          if (observer != nullptr) (*observer)(*step.node, result);
         } else {
           slots[step.slot] = *std::move(value);
+          if (observer != nullptr) (*observer)(*step.node, slots[step.slot]);
         }
         break;
       }

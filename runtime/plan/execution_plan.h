@@ -70,8 +70,10 @@
 
 #include <ATen/core/ivalue.h>
 #include <c10/core/Device.h>
+#include <c10/core/Stream.h>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "core/export.h"
 #include "runtime/graph_module.h"
@@ -99,6 +101,26 @@ struct FX_API PlanOptions {
   // system to be faulted in again (allocation_cache.h). Holds at most one
   // run's worth of such blocks per run state.
   bool cache_allocations = true;
+  // On a CUDA device: capture each run state's runs of an input signature
+  // into a CUDA graph after its first two runs and replay it from then on
+  // (one launch for the whole graph); a signature that cannot be captured
+  // runs uncaptured, and cuda_status() says why. Needs inference mode.
+  bool cuda_graphs = false;
+};
+
+// What a run state knows of its last input signature on a CUDA device.
+struct FX_API CudaRunStatus {
+  // A run of the signature's steps was observed (its second run on the
+  // state): the fields below are known.
+  bool observed = false;
+  // Nodes that made the device wait for the host ("%name (target)"): a
+  // value read on the host, a shape that depends on data, a copy to the CPU.
+  std::vector<std::string> host_syncs;
+  // Runs replay a CUDA graph (PlanOptions::cuda_graphs); how many did.
+  bool captured = false;
+  uint64_t replays = 0;
+  // With cuda_graphs, why the signature runs uncaptured, naming the node.
+  std::string not_captured;
 };
 
 // What compiling one input signature produced.
@@ -128,6 +150,9 @@ struct FX_API PlanStats {
 };
 
 class InputConstraints;
+class Node;
+// Called after each step of an observed run (cuda_runs.h).
+using StepObserver = absl::FunctionRef<void(const Node&, const c10::IValue&)>;
 
 class FX_API ExecutionPlan {
  public:
@@ -159,7 +184,17 @@ class FX_API ExecutionPlan {
   absl::StatusOr<c10::IValue> run(std::vector<c10::IValue> inputs) const;
   // Runs with a caller-owned state (one thread at a time per state).
   absl::StatusOr<c10::IValue> run(RunState& state, std::vector<c10::IValue> inputs) const;
+  // The same on `stream` (a CUDA stream of the plan's device) rather than
+  // the current one. Runs queue their kernels on the current stream and
+  // never wait for the device, unless a node must read a value on the host
+  // (cuda_status()); several threads, each with a state and a stream of
+  // its own, may share one plan.
+  absl::StatusOr<c10::IValue> run(RunState& state, std::vector<c10::IValue> inputs,
+                                  c10::Stream stream) const;
   std::unique_ptr<RunState> make_state() const;
+  // On a CUDA device: what `state` knows of the signature it ran last
+  // (host synchronisations, CUDA graph capture); empty elsewhere.
+  CudaRunStatus cuda_status(const RunState& state) const;
 
   const PlanOptions& options() const { return options_; }
   // The placeholders' names, in input order.
@@ -187,7 +222,8 @@ class FX_API ExecutionPlan {
       const std::vector<c10::IValue>& values, const std::vector<NodeChoice>& choices) const;
   void plan_memory(const std::vector<c10::IValue>& values, Specialisation& spec) const;
   absl::StatusOr<c10::IValue> run_steps(const Specialisation& spec, RunState& state,
-                                        std::vector<c10::IValue>& inputs) const;
+                                        std::vector<c10::IValue>& inputs,
+                                        const StepObserver* observer) const;
   absl::Status check_inputs(const std::vector<c10::IValue>& inputs) const;
 
   struct NodeInfo;

@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "core/node.h"
 #include "runtime/plan/allocation_cache.h"
+#include "runtime/plan/cuda_runs.h"
 #include "runtime/kernels/contraction.h"
 #include "runtime/plan/execution_plan.h"
 #include "runtime/interpreter/node_calls.h"
@@ -141,6 +142,8 @@ struct ExecutionPlan::RunState::Impl {
   c10::Device device = c10::Device(c10::kCPU);
   // Memory the operators allocate themselves, kept between runs.
   AllocationCache allocations;
+  // On a CUDA device: stream order, observed runs and CUDA graphs.
+  std::unique_ptr<CudaRuns> cuda;
 
   // Switches to `spec`: a new arena and planned tensors.
   void use(std::shared_ptr<const Specialisation> spec, const c10::Device& device);
