@@ -190,6 +190,16 @@ absl::StatusOr<std::unique_ptr<PeerGroup>> PeerGroup::connect(
 #if defined(FX_PIPELINE_NCCL)
     if (backend == CommBackend::kNccl) {
       const c10::Device device(c10::kCUDA, static_cast<c10::DeviceIndex>(world.local_rank));
+      // NCCL takes one GPU per rank (two ranks on one GPU are refused by
+      // NCCL itself, "duplicate GPU").
+      const int gpus = static_cast<int>(torch::cuda::device_count());
+      if (world.local_rank >= gpus) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "--backend=nccl puts local rank ", world.local_rank, " on cuda:", world.local_rank,
+            ", and this machine has ", gpus, " GPU(s): NCCL takes one GPU per rank, so run at "
+            "most ", gpus, " stage(s) per machine with it, or --backend=gloo (the stages then "
+            "exchange CPU tensors)"));
+      }
       c10::cuda::set_device(device.index());
       auto options = c10d::ProcessGroupNCCL::Options::create();
       options->timeout = timeout;

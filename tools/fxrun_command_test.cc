@@ -214,6 +214,14 @@ TEST_F(FxrunCommandTest, Pt2Layout) {
   EXPECT_EQ(s->write_options.layout, exported::WriteLayout::kLegacy);
 }
 
+TEST_F(FxrunCommandTest, GpuFlagsNeedACudaRun) {
+  expect_refused({"--cuda-graphs"}, "--cuda-graphs is for running the graph: add --run (or --check)");
+  expect_refused({"--run", "--cuda-graphs"}, "--cuda-graphs is for runs on a GPU: add --device=cuda");
+  expect_refused({"--run", "--tf32"}, "--tf32 is for runs on a GPU: add --device=cuda");
+  expect_refused({"--run", "--device=meta", "--cuda-graphs"},
+                 "--cuda-graphs is for runs on a GPU: add --device=cuda");
+}
+
 TEST_F(FxrunCommandTest, PipelineAndMetaDevice) {
   expect_refused({"--microbatches=2"},
                  "--microbatches is for a pipeline of processes: add --stages=N (and --run)");

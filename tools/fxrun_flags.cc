@@ -54,6 +54,13 @@ ABSL_FLAG(std::vector<std::string>, trace_through, {},
           "module: torch.nn.functional.interpolate,torch.functional");
 ABSL_FLAG(bool, run, false, "run the final graph with its execution plan and print its outputs");
 ABSL_FLAG(std::string, device, "cpu", "device to run on: cpu, cuda, cuda:N (or meta: shapes only)");
+ABSL_FLAG(bool, cuda_graphs, false,
+          "with --device=cuda: capture the run into a CUDA graph after two runs and replay it "
+          "(one launch per run); a graph that cannot be captured runs as before, and the "
+          "report says which node prevents it");
+ABSL_FLAG(bool, tf32, false,
+          "with --device=cuda: let matrix products and convolutions round float32 inputs to "
+          "TF32 (faster, about 1e-3 relative error; off by default, as --check needs)");
 ABSL_FLAG(std::string, input_shape, "",
           "random inputs of these shapes, one per placeholder, ';' between: 1,3,224,224 or "
           "long:4,8; for --run and for passes that run the graph (shape_prop)");

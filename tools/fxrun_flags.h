@@ -12,6 +12,8 @@
 #include "absl/flags/declare.h"
 
 ABSL_DECLARE_FLAG(std::string, model);
+ABSL_DECLARE_FLAG(bool, cuda_graphs);
+ABSL_DECLARE_FLAG(bool, tf32);
 ABSL_DECLARE_FLAG(std::string, tracer);
 ABSL_DECLARE_FLAG(std::string, passes);
 ABSL_DECLARE_FLAG(std::vector<std::string>, plugin);

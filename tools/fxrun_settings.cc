@@ -136,7 +136,7 @@ absl::Status how_to_run(FxrunSettings& s) {
   }
   if (!s.run) {
     const bool passes_given = !s.passes.empty();
-    for (const char* flag : {"device", "input_shape", "input", "threads"}) {
+    for (const char* flag : {"device", "input_shape", "input", "threads", "cuda_graphs", "tf32"}) {
       const bool input_flag = absl::StartsWith(flag, "input");
       if (s.given(flag) && !(input_flag && passes_given)) {
         return invalid(absl::StrCat("--", dashed(flag),
@@ -150,6 +150,13 @@ absl::Status how_to_run(FxrunSettings& s) {
   auto device = parse_device(absl::GetFlag(FLAGS_device));
   if (!device.ok()) return prefixed("--device: ", device.status());
   options.device = *device;
+  options.cuda_graphs = absl::GetFlag(FLAGS_cuda_graphs);
+  options.tf32 = absl::GetFlag(FLAGS_tf32);
+  for (const char* flag : {"cuda_graphs", "tf32"}) {
+    if (s.given(flag) && !options.device.is_cuda()) {
+      return invalid(absl::StrCat("--", dashed(flag), " is for runs on a GPU: add --device=cuda"));
+    }
+  }
   if (options.repeat < 1 || options.warmup < 0 || s.threads < 0) {
     return invalid("--repeat takes a count of at least 1, --warmup and --threads counts of at least 0");
   }
@@ -205,6 +212,10 @@ absl::Status how_to_pipeline(FxrunSettings& s) {
       flags, [&s](absl::string_view flag) { return s.given(flag); }, s.run);
   if (!pipeline.ok()) return pipeline.status();
   s.pipeline = *std::move(pipeline);
+  if (s.run_options.cuda_graphs && s.given("stages")) {
+    return invalid("--cuda-graphs captures one process's run; a pipeline (--stages) runs its "
+                   "stages uncaptured: leave one of them out");
+  }
   if (s.run_options.device.is_meta() && s.given("stages")) {
     return invalid("--stages runs values: use cpu or cuda");
   }

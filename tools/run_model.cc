@@ -22,6 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/message_text.h"
+#include "runtime/devices.h"
 #include "runtime/plan/execution_plan.h"
 #include "runtime/interpreter/node_calls.h"
 #include "runtime/operator_binding.h"
@@ -358,11 +359,40 @@ CheckReference saved_run_reference(const SavedRun& run, const std::string& descr
   return reference;
 }
 
+// What the runs on a GPU did besides computing: host synchronisations, and
+// whether they replayed a CUDA graph.
+std::string describe_cuda_runs(const ExecutionPlan& plan, const ExecutionPlan::RunState& state,
+                               const RunOptions& options) {
+  const CudaRunStatus status = plan.cuda_status(state);
+  if (!status.observed) {
+    return options.cuda_graphs ? "cuda graph: not captured: it is captured at the second run "
+                                 "(add --warmup=1 or --repeat=2)\n"
+                               : "";
+  }
+  std::string text = absl::StrCat(
+      "host synchronisations: ",
+      status.host_syncs.empty()
+          ? "none"
+          : absl::StrCat(absl::StrJoin(status.host_syncs, ", "),
+                         " (each waits for the device to read a value on the host)"),
+      "\n");
+  if (options.cuda_graphs) {
+    absl::StrAppend(&text, "cuda graph: ",
+                    status.captured ? absl::StrCat("captured, replayed ", status.replays, " time(s)")
+                                    : absl::StrCat("not captured: ", status.not_captured,
+                                                   "; the runs were not captured"),
+                    "\n");
+  }
+  return text;
+}
+
 absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c10::IValue>& inputs,
                                       const RunOptions& options,
                                       const CheckReference* reference) {
   PlanOptions plan_options;
   plan_options.device = options.device;
+  plan_options.cuda_graphs = options.cuda_graphs;
+  if (options.device.is_cuda()) allow_tf32(options.tf32);
   auto plan = ExecutionPlan::compile(gm, plan_options);
   if (!plan.ok()) return plan.status();
   std::string report;
@@ -391,6 +421,7 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c
     if (i == 0) first_inputs = run_inputs;  // (the same tensors)
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<c10::IValue> result = (*plan)->run(*state, std::move(run_inputs));
+    wait_for_device(options.device);  // (a GPU runs the kernels after run() returns)
     const auto end = std::chrono::steady_clock::now();
     if (!result.ok() && options.device.is_meta()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -405,6 +436,7 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c
     if (i == 0) first = runs > 1 ? deep_copy(*result) : *std::move(result);
   }
   absl::StrAppend(&report, describe_outputs(first));
+  if (options.device.is_cuda()) absl::StrAppend(&report, describe_cuda_runs(**plan, *state, options));
   if (reference != nullptr) {
     absl::StatusOr<std::string> checked =
         check_outputs(first, inputs, *reference, Tolerance{options.atol, options.rtol}, &first_inputs);

@@ -66,6 +66,10 @@ struct RunOptions {
   double rtol = 1e-4;
   int warmup = 0;
   int repeat = 1;
+  // On a CUDA device: replay CUDA graphs (PlanOptions::cuda_graphs), and
+  // let float32 matrix products and convolutions use TF32.
+  bool cuda_graphs = false;
+  bool tf32 = false;
 };
 
 // The original module as the reference: a copy of `original` taken now, on
