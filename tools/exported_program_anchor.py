@@ -16,7 +16,8 @@ Usage (in a lane's Python: tools/platform.sh sid python3 tools/exported_program_
                                              PROGRAM.aoti.pt2 once, next to PROGRAM.pt2)
 
 The programs: torchvision's ResNet-50, ResNet-18, MobileNetV2 and MobileNetV3-Large at
-1x3x224x224 and (NAME_b8) at 8x3x224x224, with the same weights; seed 003's tensor
+1x3x224x224 and (NAME_b8) at 8x3x224x224 (ResNet-50 also at 32: resnet50_b32, for the GPU),
+with the same weights; seed 003's tensor
 product (batch 32); torch.nn's TransformerEncoderLayer (d_model 256, 8 heads,
 batch-first, 1x64x256); add_chain, 1,000 adds of a constant on a 1-element tensor
 (what a graph runtime spends per node).
@@ -90,6 +91,7 @@ PROGRAMS = {
     "transformer_encoder_layer": _encoder_layer,
     "resnet18_b8": _image(torchvision.models.resnet18, batch=8),
     "resnet50_b8": _image(torchvision.models.resnet50, batch=8),
+    "resnet50_b32": _image(torchvision.models.resnet50, batch=32),
     "mobilenet_v2_b8": _image(torchvision.models.mobilenet_v2, batch=8),
     "mobilenet_v3_large_b8": _image(torchvision.models.mobilenet_v3_large, batch=8),
     "add_chain": _add_chain,
