@@ -45,9 +45,13 @@ say() { echo "[$((SECONDS - start)) s] $*" | tee -a "$summary"; }
 has() { [[ $steps == *" $1 "* ]]; }
 
 say "machine: $(nproc) CPUs; $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no GPU')"
-torch_info=$("$python" -c 'import os, torch; print(torch.__version__, torch.version.cuda, torch.utils.cmake_prefix_path, os.path.dirname(torch.__file__))') ||
-  { say "no torch in $python"; exit 1; }
-read -r torch_version torch_cuda torch_cmake torch_dir <<< "$torch_info"
+if torch_info=$("$python" -c 'import os, torch; print(torch.__version__, torch.version.cuda, torch.utils.cmake_prefix_path, os.path.dirname(torch.__file__))' 2> /dev/null); then
+  read -r torch_version torch_cuda torch_cmake torch_dir <<< "$torch_info"
+elif [ -n "${FX_TORCH_CMAKE:-}" ]; then  # a libtorch without Python (the build steps alone)
+  torch_version="(no Python)" torch_cuda=- torch_dir=/nonexistent
+else
+  say "no torch in $python: set FX_PYTHON, or FX_TORCH_CMAKE for the build steps alone"; exit 1
+fi
 torch_cmake=${FX_TORCH_CMAKE:-$torch_cmake}
 say "torch $torch_version (CUDA $torch_cuda) at $torch_dir; $(g++ --version | head -1); $(cmake --version | head -1)"
 
