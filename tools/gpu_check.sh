@@ -42,6 +42,8 @@ summary=$out/summary.txt
 : > "$summary"
 start=$SECONDS
 say() { echo "[$((SECONDS - start)) s] $*" | tee -a "$summary"; }
+# PyTorch's side runs beside the build: it ends with this script, however it ends.
+trap 'pkill -f tools/gpu_check/gpu_anchor.py 2> /dev/null' EXIT
 has() { [[ $steps == *" $1 "* ]]; }
 
 say "machine: $(nproc) CPUs; $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo 'no GPU')"
@@ -130,7 +132,7 @@ run_fxrun() {  # run_fxrun LABEL ARGS...
   shift
   text=$(timeout 120 "$fxrun" "$@" 2>&1); status=$?
   { echo "== $label: fxrun $*"; echo "$text"; echo "== exit $status"; } >> "$out/checks.log"
-  say "$label: exit $status; $(grep -E '^(check|--check)|outputs match|latency|cuda graph|host synchronisations|^error' <<< "$text" | tr '\n' ';' | cut -c1-400)"
+  say "$label: exit $status; $(grep -E '^(check|--check)|latency|cuda graph|host synchronisations|error:' <<< "$text" | tr '\n' ';' | cut -c1-400)"
   return $status
 }
 if has checks; then

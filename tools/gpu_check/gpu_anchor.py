@@ -39,7 +39,9 @@ import exported_program_anchor as anchor  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
-GPU = torch.device("cuda:0")
+# FX_ANCHOR_DEVICE=cpu runs every step on the CPU (CPU timers): for trying the
+# script on a machine with no GPU.
+GPU = torch.device(os.environ.get("FX_ANCHOR_DEVICE", "cuda:0"))
 
 
 def on(device, values):
@@ -97,6 +99,13 @@ def event_ms(fn, warmup, runs):
     """Median of CUDA-event spans of single calls, after warm-up calls."""
     for _ in range(warmup):
         fn()
+    if GPU.type != "cuda":
+        spans = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            fn()
+            spans.append((time.perf_counter() - start) * 1e3)
+        return statistics.median(spans)
     torch.cuda.synchronize()
     spans = []
     for _ in range(runs):
@@ -120,7 +129,8 @@ def time_programs(out_dir, ready, names, rounds=3):
             compiled = torch.compile(ep.module(), mode="reduce-overhead")
             for _ in range(3):  # reduce-overhead records its CUDA graph on the third call
                 compiled(*args, **kwargs)
-            torch.cuda.synchronize()
+            if GPU.type == "cuda":
+                torch.cuda.synchronize()
             print("compiled %s in %.1f s" % (name, time.perf_counter() - start), flush=True)
             sides.append((name, eager, compiled, args, kwargs))
     while not os.path.exists(ready):
@@ -133,13 +143,14 @@ def time_programs(out_dir, ready, names, rounds=3):
                     times[name][side].append(event_ms(lambda: fn(*args, **kwargs), 5, 30))
     medians = {name: {side: statistics.median(v) for side, v in sides_.items()}
                for name, sides_ in times.items()}
+    device = torch.cuda.get_device_name(0) if GPU.type == "cuda" else str(GPU)
     print("torch %s on %s, 1 stream, TF32 off, inference mode; CUDA-event ms, medians of %d "
-          "rounds of 30 calls" % (torch.__version__, torch.cuda.get_device_name(0), rounds))
+          "rounds of 30 calls" % (torch.__version__, device, rounds))
     print("%-28s %12s %20s" % ("program", "ep.module()", "compile(reduce-overhead)"))
     for name, m in medians.items():
         print("%-28s %12.3f %20.3f" % (name, m["eager"], m["compile"]))
     with open(os.path.join(out_dir, "anchor_times.json"), "w") as f:
-        json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
+        json.dump({"torch": torch.__version__, "device": device,
                    "medians_ms": medians}, f, indent=1)
 
 
