@@ -134,6 +134,11 @@ absl::Status backend_available(CommBackend backend) {
   if (backend == CommBackend::kGloo) {
 #if defined(FX_LIBTORCH_HAS_GLOO)
     return absl::OkStatus();
+#elif defined(FX_LIBTORCH_GLOO_HEADERS_MISSING)
+    return absl::FailedPreconditionError(
+        "--backend=gloo: this libtorch has c10d's Gloo backend, but Gloo's headers were missing "
+        "when fxrun was built (a pip wheel ships none): build it where they are (Debian: "
+        "libgloo-dev, of the Gloo version libtorch was built with), or use --backend=nccl on GPUs");
 #else
     return absl::FailedPreconditionError(
         "--backend=gloo: this libtorch was built without c10d's Gloo backend (no "

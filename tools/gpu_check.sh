@@ -38,6 +38,9 @@ prefix=$work/prefix
 build=$work/build
 models=$work/models
 mkdir -p "$out" "$work" "$models"
+# The carried libraries load each other (libabsl_* their siblings): programs
+# built here find them through the loader's path, not only their run paths.
+export LD_LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 summary=$out/summary.txt
 : > "$summary"
 start=$SECONDS

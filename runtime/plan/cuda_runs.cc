@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/plan/plan_steps.h"
@@ -41,11 +42,22 @@ std::string describe(const Node& node) {
   return absl::StrCat("%", node.name(), " (", node.target(), ")");
 }
 
-bool holds_tensor_off(const c10::IValue& value, const c10::Device& device) {
+// Whether `value` holds a tensor on `device` (on_device), or elsewhere.
+bool holds_tensor(const c10::IValue& value, const c10::Device& device, bool on_device) {
   std::vector<at::Tensor> tensors;
   collect_tensors(value, tensors);
   for (const at::Tensor& t : tensors) {
-    if (t.defined() && t.device() != device) return true;
+    if (t.defined() && (t.device() == device) == on_device) return true;
+  }
+  return false;
+}
+
+// Operators whose values differ from call to call without any input
+// changing (random draws): on the host, a replay would not draw again.
+bool draws_random(const Node& node) {
+  for (absl::string_view word : {"rand", "normal", "bernoulli", "dropout", "multinomial",
+                                 "uniform", "exponential", "cauchy", "geometric", "poisson"}) {
+    if (absl::StrContains(node.target(), word)) return true;
   }
   return false;
 }
@@ -136,13 +148,29 @@ absl::StatusOr<c10::IValue> CudaRuns::Impl::observed_run(Entry& entry,
   }
   absl::Cleanup restore = [&state, before] { state.set_sync_debug_mode(before); };
   int seen = 0;
+  // Nodes computed on the host (a tensor off the device). Replays do not run
+  // them: harmless while their data reaches no kernel on the device (shapes
+  // only, or nothing: e3nn's `torch.empty((), device="cpu")` for
+  // broadcasting), and they draw nothing at random.
+  absl::flat_hash_set<const Node*> on_host;
   auto observe = [&](const Node& node, const c10::IValue& value) {
     if (syncs.count > seen) {
       seen = syncs.count;
       entry.host_syncs.push_back(describe(node));
     }
-    if (entry.off_device.empty() && holds_tensor_off(value, device)) {
-      entry.off_device = describe(node);
+    if (holds_tensor(value, device, /*on_device=*/false)) {
+      on_host.insert(&node);
+      if (entry.off_device.empty() && draws_random(node)) {
+        entry.off_device = absl::StrCat(describe(node), " draws random numbers on the host");
+      }
+    } else if (entry.off_device.empty() && holds_tensor(value, device, /*on_device=*/true)) {
+      for (const Node* input : node.input_nodes()) {
+        if (on_host.contains(input)) {
+          entry.off_device = absl::StrCat(describe(*input), ", computed on the host, feeds ",
+                                          describe(node), " on ", device.str());
+          break;
+        }
+      }
     }
     const Argument* generator = node.kwarg("generator");
     if (entry.generator.empty() && generator != nullptr && !generator->is_none()) {
@@ -163,8 +191,8 @@ void CudaRuns::Impl::capture(Entry& entry, const std::vector<c10::IValue>& input
     return;
   }
   if (!entry.off_device.empty()) {
-    entry.not_captured = absl::StrCat("node ", entry.off_device, " computes a tensor off ",
-                                      device.str(), " (a CPU operator in the middle)");
+    entry.not_captured = absl::StrCat(
+        "node ", entry.off_device, " (a CPU operator in the middle, which a replay would not run)");
     return;
   }
   if (!entry.generator.empty()) {

@@ -13,8 +13,11 @@
 //     (its first run of steps) is observed: operators that synchronise the
 //     device with the host (libtorch's sync debug mode, in "warn" for the
 //     length of that run: `.item()`, data-dependent shapes, copies to the
-//     CPU) and nodes whose value is a tensor off the plan's device (a CPU
-//     operator in the middle) are named, for reports and for capture.
+//     CPU) are named, for reports and for capture, as are the nodes that
+//     compute on the host what a replay would need again: a tensor off the
+//     plan's device that feeds a node computing on the device, or a random
+//     draw on the host. (Host tensors used for shapes only, or not at all,
+//     do not matter: a replay needs none of their data.)
 //   * CUDA graphs (PlanOptions::cuda_graphs). After that observed run, a
 //     signature with no such node, whose inputs are all tensors and with no
 //     random operator given a generator of its own, is captured into a CUDA

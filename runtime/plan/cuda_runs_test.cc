@@ -132,6 +132,51 @@ TEST(CudaRunsTest, CpuOperatorInTheMiddlePreventsCapture) {
   EXPECT_THAT(status.not_captured, HasSubstr("%_to_copy"));
 }
 
+// seed 003's workload (e3nn's code) makes `torch.empty((), device="cpu")`
+// for broadcasting shapes only: the graph is captured all the same.
+TEST(CudaRunsTest, HostTensorsUsedForShapesOnlyAllowCapture) {
+  REQUIRE_GPU();
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* empty = g->call_function("aten::empty.memory_format", {Argument::List({})},
+                                 {{"device", c10::Device(c10::kCPU)}});
+  g->call_function("aten::expand", {empty, Argument::List({16})});  // (dead)
+  Node* y = g->call_function("aten::mul.Scalar", {x, 2.0});
+  g->output(y);
+  GraphModule gm(empty_module("ShapesOnHost"), std::move(g));
+  auto plan = compile(gm, true);
+  auto state = plan->make_state();
+  for (int i = 0; i < 4; ++i) {
+    const at::Tensor x_in = at::randn({16}, at::device(kGpu));
+    EXPECT_TRUE(at::allclose(run(*plan, *state, x_in), x_in * 2)) << i;
+  }
+  const CudaRunStatus status = plan->cuda_status(*state);
+  EXPECT_TRUE(status.captured) << status.not_captured;
+}
+
+// Host data that a device computation reads is not captured: the node is named.
+TEST(CudaRunsTest, HostDataFeedingTheDevicePreventsCapture) {
+  REQUIRE_GPU();
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* ones = g->call_function("aten::ones", {Argument::List({16})},
+                                {{"device", c10::Device(c10::kCPU)}});
+  Node* moved = g->call_function("aten::_to_copy", {ones}, {{"device", kGpu}});
+  Node* y = g->call_function("aten::add.Tensor", {x, moved});
+  g->output(y);
+  GraphModule gm(empty_module("HostData"), std::move(g));
+  auto plan = compile(gm, true);
+  auto state = plan->make_state();
+  for (int i = 0; i < 4; ++i) {
+    const at::Tensor x_in = at::randn({16}, at::device(kGpu));
+    EXPECT_TRUE(at::allclose(run(*plan, *state, x_in), x_in + 1)) << i;
+  }
+  const CudaRunStatus status = plan->cuda_status(*state);
+  EXPECT_FALSE(status.captured);
+  EXPECT_THAT(status.not_captured, HasSubstr("%ones (aten::ones), computed on the host, feeds "
+                                             "%_to_copy (aten::_to_copy) on cuda:0"));
+}
+
 // A graph that writes its input (x.add_(1)) writes the caller's tensor on
 // every replay too, not only the graph's static copy.
 TEST(CudaRunsTest, InputsTheGraphWritesAreWrittenByReplays) {
