@@ -1,6 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/plan/cuda_runs.h"
 
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -22,7 +23,6 @@
 #include <c10/util/Exception.h>
 #include <cuda_runtime_api.h>
 
-#include "absl/cleanup/cleanup.h"
 #include "runtime/operator_binding.h"
 #endif
 
@@ -77,6 +77,39 @@ class SyncWarnings : public c10::WarningHandler {
 
  private:
   c10::WarningHandler* previous_ = c10::WarningUtils::get_warning_handler();
+};
+
+// libtorch's sync debug mode is process-wide: observed runs on several
+// threads at once share one period in "warn", which the last one ends,
+// restoring the mode found before the first.
+class SyncWarnPeriod {
+ public:
+  SyncWarnPeriod() {
+    std::lock_guard<std::mutex> lock(shared().mutex);
+    if (shared().observers++ == 0) {
+      shared().before = c10::cuda::warning_state().get_sync_debug_mode();
+      if (shared().before == c10::cuda::SyncDebugMode::L_DISABLED) {
+        c10::cuda::warning_state().set_sync_debug_mode(c10::cuda::SyncDebugMode::L_WARN);
+      }
+    }
+  }
+  ~SyncWarnPeriod() {
+    std::lock_guard<std::mutex> lock(shared().mutex);
+    if (--shared().observers == 0) c10::cuda::warning_state().set_sync_debug_mode(shared().before);
+  }
+  SyncWarnPeriod(const SyncWarnPeriod&) = delete;
+  SyncWarnPeriod& operator=(const SyncWarnPeriod&) = delete;
+
+ private:
+  struct Shared {
+    std::mutex mutex;
+    int observers = 0;
+    c10::cuda::SyncDebugMode before = c10::cuda::SyncDebugMode::L_DISABLED;
+  };
+  static Shared& shared() {
+    static Shared* s = new Shared();  // (never destroyed: used at exit too)
+    return *s;
+  }
 };
 
 // One input signature's runs on one state.
@@ -139,14 +172,13 @@ void CudaRuns::end_run() {
 absl::StatusOr<c10::IValue> CudaRuns::Impl::observed_run(Entry& entry,
                                                          std::vector<c10::IValue>& inputs,
                                                          StepRunner run_steps) {
+  // (A run that failed part-way was observed in part: start again.)
+  entry.host_syncs.clear();
+  entry.off_device.clear();
+  entry.generator.clear();
   SyncWarnings syncs;
   c10::WarningUtils::WarningHandlerGuard handler(&syncs);
-  c10::cuda::WarningState& state = c10::cuda::warning_state();
-  const c10::cuda::SyncDebugMode before = state.get_sync_debug_mode();
-  if (before == c10::cuda::SyncDebugMode::L_DISABLED) {
-    state.set_sync_debug_mode(c10::cuda::SyncDebugMode::L_WARN);
-  }
-  absl::Cleanup restore = [&state, before] { state.set_sync_debug_mode(before); };
+  const SyncWarnPeriod warn;
   int seen = 0;
   // Nodes computed on the host (a tensor off the device). Replays do not run
   // them: harmless while their data reaches no kernel on the device (shapes

@@ -4,6 +4,7 @@
 // graphs captured and replayed (cuda_runs.h). Every test but the first needs
 // a GPU and skips, saying so, without one; tools/gpu_check.sh builds and runs
 // this test where a GPU is lent.
+#include <functional>
 #include <thread>
 
 #include <ATen/ATen.h>
@@ -53,6 +54,21 @@ at::Tensor run(const ExecutionPlan& plan, ExecutionPlan::RunState& state, const 
   auto out = plan.run(state, {x});
   EXPECT_TRUE(out.ok()) << out.status();
   return out.ok() ? out->toTensor() : at::Tensor();
+}
+
+// Compiles `g` (one input: 16 floats) for the GPU with graphs, runs it four
+// times on fresh inputs, checking each output against `expected(x)`, and
+// returns what the run state knows.
+CudaRunStatus run_four_times(std::unique_ptr<Graph> g,
+                             const std::function<at::Tensor(const at::Tensor&)>& expected) {
+  GraphModule gm(empty_module("Graph"), std::move(g));
+  auto plan = compile(gm, true);
+  auto state = plan->make_state();
+  for (int i = 0; i < 4; ++i) {
+    const at::Tensor x = at::randn({16}, at::device(kGpu));
+    EXPECT_TRUE(at::allclose(run(*plan, *state, x).cpu(), expected(x).cpu())) << "run " << i;
+  }
+  return plan->cuda_status(*state);
 }
 
 TEST(CudaRunsTest, GraphsOffCudaAreRefused) {
@@ -120,14 +136,8 @@ TEST(CudaRunsTest, CpuOperatorInTheMiddlePreventsCapture) {
   Node* on_cpu = g->call_function("aten::_to_copy", {x}, {{"device", c10::Device(c10::kCPU)}});
   Node* y = g->call_function("aten::mul.Scalar", {on_cpu, 2.0});
   g->output(y);
-  GraphModule gm(empty_module("ToCpu"), std::move(g));
-  auto plan = compile(gm, true);
-  auto state = plan->make_state();
-  for (int i = 0; i < 4; ++i) {
-    const at::Tensor x_in = at::randn({16}, at::device(kGpu));
-    EXPECT_TRUE(at::allclose(run(*plan, *state, x_in), x_in.cpu() * 2)) << i;
-  }
-  const CudaRunStatus status = plan->cuda_status(*state);
+  const CudaRunStatus status =
+      run_four_times(std::move(g), [](const at::Tensor& x) { return x.cpu() * 2; });
   EXPECT_FALSE(status.captured);
   EXPECT_THAT(status.not_captured, HasSubstr("%_to_copy"));
 }
@@ -143,14 +153,8 @@ TEST(CudaRunsTest, HostTensorsUsedForShapesOnlyAllowCapture) {
   g->call_function("aten::expand", {empty, Argument::List({16})});  // (dead)
   Node* y = g->call_function("aten::mul.Scalar", {x, 2.0});
   g->output(y);
-  GraphModule gm(empty_module("ShapesOnHost"), std::move(g));
-  auto plan = compile(gm, true);
-  auto state = plan->make_state();
-  for (int i = 0; i < 4; ++i) {
-    const at::Tensor x_in = at::randn({16}, at::device(kGpu));
-    EXPECT_TRUE(at::allclose(run(*plan, *state, x_in), x_in * 2)) << i;
-  }
-  const CudaRunStatus status = plan->cuda_status(*state);
+  const CudaRunStatus status =
+      run_four_times(std::move(g), [](const at::Tensor& x) { return x * 2; });
   EXPECT_TRUE(status.captured) << status.not_captured;
 }
 
@@ -167,14 +171,8 @@ TEST(CudaRunsTest, HostDataFeedingTheDevicePreventsCapture) {
                                  {{"device", c10::Device(c10::kCPU)}});
   Node* y = g->call_function("aten::mul.Tensor", {x, three});
   g->output(y);
-  GraphModule gm(empty_module("HostData"), std::move(g));
-  auto plan = compile(gm, true);
-  auto state = plan->make_state();
-  for (int i = 0; i < 4; ++i) {
-    const at::Tensor x_in = at::randn({16}, at::device(kGpu));
-    EXPECT_TRUE(at::allclose(run(*plan, *state, x_in), x_in * 3)) << i;
-  }
-  const CudaRunStatus status = plan->cuda_status(*state);
+  const CudaRunStatus status =
+      run_four_times(std::move(g), [](const at::Tensor& x) { return x * 3; });
   EXPECT_TRUE(status.host_syncs.empty());
   EXPECT_FALSE(status.captured);
   EXPECT_THAT(status.not_captured, HasSubstr("%full (aten::full), computed on the host, feeds "

@@ -245,7 +245,11 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run(RunState& state,
 
 absl::StatusOr<c10::IValue> ExecutionPlan::run(RunState& state, std::vector<c10::IValue> inputs,
                                                c10::Stream stream) const {
-  if (stream.device() != options_.device) {
+  // (A plan for `cuda` without an index runs on the current CUDA device.)
+  const bool same_device = options_.device.has_index()
+                               ? stream.device() == options_.device
+                               : stream.device_type() == options_.device.type();
+  if (!same_device) {
     return absl::InvalidArgumentError(absl::StrCat("a stream of ", stream.device().str(),
                                                    " was given to a plan that runs on ",
                                                    options_.device.str()));
