@@ -1,7 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 //
 // Ranks as threads of this process: a real TCPStore on a free port, real
-// Gloo connections over loopback.
+// Gloo connections over loopback (NCCL's between GPUs, where there are two).
 #include "distributed/tensor_exchange.h"
 
 #include <functional>
@@ -49,14 +49,15 @@ LocalWorld make_world(int size) {
 // Runs `body(rank, group)` on every rank at once, each in its own thread
 // with its own store connection and process group (timeout `timeout`).
 void run_ranks(const LocalWorld& local, std::chrono::milliseconds timeout,
-               const std::function<void(int, PeerGroup&)>& body) {
+               const std::function<void(int, PeerGroup&)>& body,
+               CommBackend backend = CommBackend::kGloo) {
   std::vector<std::thread> threads;
   for (int r = 0; r < local.size; ++r) {
     threads.emplace_back([&, r] {
       const World world = local.world(r);
       auto store = connect_store(world, timeout);
       ASSERT_TRUE(store.ok()) << store.status();
-      auto group = PeerGroup::connect(*store, world, CommBackend::kGloo, timeout);
+      auto group = PeerGroup::connect(*store, world, backend, timeout);
       ASSERT_TRUE(group.ok()) << group.status();
       // Every rank's connections are up before any body runs: a rank whose
       // body returns at once would otherwise close its side while another
@@ -391,6 +392,58 @@ TEST(ProcessGroupTest, NcclWithoutItIsRefusedWithTheReason) {
   EXPECT_THAT(std::string(available.message()),
               ::testing::AnyOf(HasSubstr("no CUDA device is visible"), HasSubstr("nccl.h")));
 #endif
+}
+
+// NCCL between two GPUs, ranks as threads (one GPU each): values cross from
+// cuda:0 to cuda:1 as they do over Gloo.
+TEST(ProcessGroupTest, NcclMovesValuesBetweenGpus) {
+  if (!backend_available(CommBackend::kNccl).ok() || torch::cuda::device_count() < 2) {
+    GTEST_SKIP() << "needs NCCL and two GPUs: "
+                 << (backend_available(CommBackend::kNccl).ok()
+                         ? absl::StrCat("this machine has ", torch::cuda::device_count())
+                         : std::string(backend_available(CommBackend::kNccl).message()));
+  }
+  const at::Tensor floats = at::rand({4, 5}, at::device(c10::Device(c10::kCUDA, 0)));
+  const std::vector<std::string> names = {"x", "n"};
+  std::vector<c10::IValue> got;
+  run_ranks(
+      make_world(2), 60s,
+      [&](int rank, PeerGroup& group) {
+        EXPECT_EQ(group.device(), c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(rank)));
+        if (rank == 0) {
+          auto outgoing = send_values(group, {floats, int64_t{7}}, names, 1, 0);
+          ASSERT_TRUE(outgoing.ok()) << outgoing.status();
+          ASSERT_TRUE(finish_sending(group, *outgoing).ok());
+        } else {
+          auto values = recv_values(group, names, 0, 0, group.device(), nullptr);
+          ASSERT_TRUE(values.ok()) << values.status();
+          got = *values;
+        }
+      },
+      CommBackend::kNccl);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].toTensor().device(), c10::Device(c10::kCUDA, 1));
+  EXPECT_TRUE(at::equal(got[0].toTensor().cpu(), floats.cpu()));
+  EXPECT_EQ(got[1].toInt(), 7);
+}
+
+// NCCL takes one GPU per rank: a rank past the machine's GPUs is refused by
+// name before anything connects (two ranks on one GPU, as fxrun --stages=2
+// would start on a one-GPU machine).
+TEST(ProcessGroupTest, NcclRefusesARankPastTheMachinesGpus) {
+  if (!backend_available(CommBackend::kNccl).ok()) {
+    GTEST_SKIP() << "needs NCCL and a GPU: " << backend_available(CommBackend::kNccl).message();
+  }
+  const LocalWorld local = make_world(2);
+  World world = local.world(1);
+  world.local_rank = static_cast<int>(torch::cuda::device_count());
+  auto store = connect_store(world, 10s);
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto group = PeerGroup::connect(*store, world, CommBackend::kNccl, 10s);
+  ASSERT_FALSE(group.ok());
+  EXPECT_THAT(std::string(group.status().message()),
+              HasSubstr(absl::StrCat("this machine has ", torch::cuda::device_count(),
+                                     " GPU(s): NCCL takes one GPU per rank")));
 }
 
 }  // namespace
