@@ -132,7 +132,9 @@ struct Entry {
 }  // namespace
 
 struct CudaRuns::Impl {
-  explicit Impl(const c10::Device& d) : device(d) {}
+  // (`cuda` without an index: the current device, as placing the state did.)
+  explicit Impl(const c10::Device& d)
+      : device(d.has_index() ? d : c10::Device(d.type(), c10::cuda::current_device())) {}
   ~Impl() {
     // Replays may still be queued: their buffers are freed only after them.
     try {
