@@ -73,6 +73,13 @@ def _libtorch_repository_impl(rctx):
         # CUDA kernels register themselves from static initialisers: keep the
         # libraries even though nothing references them by symbol.
         torch_libs = ["-Wl,--no-as-needed", "-ltorch_cuda", "-lc10_cuda", "-Wl,--as-needed"] + torch_libs
+        # The CUDA runtime itself, for code that calls it (runtime/plan/
+        # cuda_runs.cc: events, graph capture): the one libtorch_cuda loads,
+        # by path (the libtorch zip's is named libcudart-HASH.so.N).
+        cudart = rctx.execute(["sh", "-c", "ldd '%s/libtorch_cuda.so' | sed -n 's/^.*libcudart[^ ]* => \\([^ ]*\\) .*$/\\1/p' | head -n 1" % libdir])
+        if cudart.return_code != 0 or not cudart.stdout.strip():
+            fail("%s/libtorch_cuda.so: cannot find the CUDA runtime (libcudart) it loads (ldd: %s); install the CUDA runtime (Debian: libcudart12)" % (libdir, cudart.stderr.strip()))
+        torch_libs.append(cudart.stdout.strip())
 
     c10d_defines = []
     if info.get("GLOO") == "1":
