@@ -114,7 +114,8 @@ fxrun=$build/bin/fxrun
 # ---- test ----------------------------------------------------------------------
 if has test; then
   if "$build/bin/cuda_runs_test" > "$out/test.log" 2>&1; then
-    say "test: cuda_runs_test passed: $(grep -c '^\[       OK \]' "$out/test.log") ok, $(grep -c '^\[  SKIPPED \]' "$out/test.log") skipped"
+    skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\{0,1\}, listed below.*/\1/p' "$out/test.log")
+    say "test: cuda_runs_test passed: $(grep -c '^\[       OK \]' "$out/test.log") ok, ${skipped:-0} skipped"
   else
     say "test: cuda_runs_test FAILED:"; grep -E '^\[  FAILED  \]|Failure|error' "$out/test.log" | head -20 >> "$summary"
   fi
