@@ -5,8 +5,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace fx {
+
+std::string first_line_of(absl::string_view message) {
+  for (absl::string_view line : absl::StrSplit(message, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!line.empty()) return std::string(line);
+  }
+  return "no reason given";
+}
 namespace {
 
 // Escapes `text`, cut once the escaped form reaches `max_chars` (an escape

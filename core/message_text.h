@@ -32,6 +32,10 @@ inline constexpr size_t kMaxPathChars = 4096;
 // `text` quoted as Python's repr quotes a str (control characters and bytes
 // outside printable ASCII escaped), cut to kMaxQuotedChars characters of text
 // with `...` and the full length appended when longer.
+// The first non-empty line of a message (libtorch's carry a C++ backtrace
+// after it), trimmed; "no reason given" when there is none.
+FX_API std::string first_line_of(absl::string_view message);
+
 FX_API std::string quote_for_message(absl::string_view text);
 
 // The same without the quotes, for names and paths set off by the message's

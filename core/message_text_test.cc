@@ -12,6 +12,15 @@ namespace {
 using ::testing::EndsWith;
 using ::testing::StartsWith;
 
+// libtorch's messages: the reason on the first line, a C++ backtrace after it.
+TEST(MessageTextTest, FirstLineOfAMessageIsItsFirstNonEmptyLineTrimmed) {
+  EXPECT_EQ(first_line_of("  CUDA error: out of memory \nException raised from ...\nframe #0"),
+            "CUDA error: out of memory");
+  EXPECT_EQ(first_line_of("\n \n  second\nthird"), "second");
+  EXPECT_EQ(first_line_of(""), "no reason given");
+  EXPECT_EQ(first_line_of(" \n\t\n"), "no reason given");
+}
+
 TEST(MessageTextTest, QuotesAsPythonDoes) {
   EXPECT_EQ(quote_for_message("inlin"), "'inlin'");
   EXPECT_EQ(quote_for_message("it's"), "\"it's\"");

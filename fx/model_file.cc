@@ -92,19 +92,6 @@ std::string explain(const std::string& reason, const ModelFileNames& names) {
   return escape_for_message(line);
 }
 
-}  // namespace
-
-std::string first_line_of(const std::string& message) {
-  std::istringstream in(message);
-  for (std::string line; std::getline(in, line);) {
-    absl::string_view l = absl::StripAsciiWhitespace(line);
-    if (!l.empty()) return std::string(l);
-  }
-  return "no reason given";
-}
-
-namespace {
-
 // A TorchScript module from the bytes of its file (`shown` in messages).
 absl::StatusOr<torch::jit::Module> load_torchscript(std::string bytes, const std::string& shown,
                                                     const ModelFileNames& names) {

@@ -30,12 +30,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/export.h"
+#include "core/message_text.h"  // first_line_of
 #include "exported_program/archive.h"
 
 namespace fx {
-
-// The first non-empty line of a libtorch message, trimmed.
-FX_API std::string first_line_of(const std::string& message);
 
 // How messages name what the user gave: fxrun's flags, or the library's calls.
 struct FX_API ModelFileNames {

@@ -379,8 +379,7 @@ std::string describe_cuda_runs(const ExecutionPlan& plan, const ExecutionPlan::R
   if (options.cuda_graphs) {
     absl::StrAppend(&text, "cuda graph: ",
                     status.captured ? absl::StrCat("captured, replayed ", status.replays, " time(s)")
-                                    : absl::StrCat("not captured: ", status.not_captured,
-                                                   "; the runs were not captured"),
+                                    : absl::StrCat("not captured: ", status.not_captured),
                     "\n");
   }
   return text;

@@ -23,6 +23,7 @@
 #include <c10/util/Exception.h>
 #include <cuda_runtime_api.h>
 
+#include "core/message_text.h"
 #include "runtime/operator_binding.h"
 #endif
 
@@ -32,11 +33,7 @@ namespace fx {
 
 namespace {
 
-// libtorch's messages carry a C++ backtrace after the first line.
-std::string first_line(const std::exception& e) {
-  const std::string message = exception_message(e);
-  return message.substr(0, message.find('\n'));
-}
+std::string first_line(const std::exception& e) { return first_line_of(exception_message(e)); }
 
 std::string describe(const Node& node) {
   return absl::StrCat("%", node.name(), " (", node.target(), ")");
@@ -116,10 +113,10 @@ class SyncWarnPeriod {
 struct Entry {
   bool observed = false;
   std::vector<std::string> host_syncs;
-  std::string off_device;  // the first node whose value is a tensor elsewhere
+  std::string off_device;  // why host work would be missing from a replay
   std::string generator;   // the first node given a generator of its own
-  // The captured graph, its static inputs (those it writes, by index), and
-  // its outputs, which each replay overwrites.
+  // The captured graph, its static inputs (and the indices of those it
+  // writes), and its outputs, which each replay overwrites.
   std::unique_ptr<at::cuda::CUDAGraph> graph;
   std::vector<at::Tensor> static_inputs;
   std::vector<size_t> written_inputs;
