@@ -7,6 +7,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace fx {
 namespace {
@@ -74,6 +76,15 @@ std::string sanitize(absl::string_view candidate) {
 }
 
 }  // namespace
+
+std::string python_qualified_name(absl::string_view torchscript_name) {
+  std::vector<absl::string_view> kept;
+  for (absl::string_view atom : absl::StrSplit(torchscript_name, '.')) {
+    if (atom == "__torch__" || absl::StartsWith(atom, "___torch_mangle_")) continue;
+    kept.push_back(atom);
+  }
+  return absl::StrJoin(kept, ".");
+}
 
 std::string qualified_name(absl::string_view prefix, absl::string_view atom) {
   return prefix.empty() ? std::string(atom) : absl::StrCat(prefix, ".", atom);

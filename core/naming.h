@@ -93,6 +93,12 @@ FX_API absl::string_view function_base_name(absl::string_view qualified_name);
 // `layer1.0.conv1`; an empty prefix (the root module) gives `atom` itself.
 FX_API std::string qualified_name(absl::string_view prefix, absl::string_view atom);
 
+// The Python name of a TorchScript qualified name: TorchScript prefixes user
+// code with `__torch__` and renames a class or function it compiled twice to
+// `___torch_mangle_<n>.<name>`, so `__torch__.torchvision.models.x.___torch_mangle_3.f`
+// is `torchvision.models.x.f`.
+FX_API std::string python_qualified_name(absl::string_view torchscript_name);
+
 // True for Python's special names such as `__add__` (torch.fx's `_is_magic`).
 FX_API bool is_magic_name(absl::string_view name);
 

@@ -19,6 +19,7 @@
 #include "exported_program/archive.h"
 #include "exported_program/program_builder.h"
 #include "exported_program/schema.h"
+#include "runtime/module.h"
 
 namespace fx {
 namespace exported {
@@ -123,16 +124,9 @@ absl::Status ProgramBuilder::add_lifted(const IrNode& n) {
   // attribute of the GraphModule, another attribute) a constant.
   InputSpec::Kind kind = InputSpec::Kind::kTensorConstant;
   if (gm_.own_attributes().count(n.target()) == 0) {
-    const std::string& target = n.target();
-    const size_t dot = target.rfind('.');
-    auto owner = gm_.get_submodule(dot == std::string::npos ? "" : target.substr(0, dot));
-    if (owner.ok()) {
-      const std::string attr = dot == std::string::npos ? target : target.substr(dot + 1);
-      const c10::ClassTypePtr type = owner->type();
-      if (auto slot = type->findAttributeSlot(attr)) {
-        if (type->is_parameter(*slot)) kind = InputSpec::Kind::kParameter;
-        if (type->is_buffer(*slot)) kind = InputSpec::Kind::kBuffer;
-      }
+    if (auto slot = gm_.root().find_qualified(n.target()); slot.ok()) {
+      if ((*slot)->kind == SlotKind::kParameter) kind = InputSpec::Kind::kParameter;
+      if ((*slot)->kind == SlotKind::kBuffer) kind = InputSpec::Kind::kBuffer;
     }
   }
   const char* prefix = kind == InputSpec::Kind::kParameter ? "p_" : kind == InputSpec::Kind::kBuffer ? "b_" : "c_";

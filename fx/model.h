@@ -36,10 +36,10 @@
 //     file as it was.
 //   * The types here are libtorch's values (c10::IValue, at::Tensor) and FX's
 //     own; no TorchScript type. graph_module() is the level passes work at
-//     (plugins/pass.h); of it, root(), get_submodule() and the functions
-//     table expose TorchScript types (today's module state) and will change
-//     when GraphModule owns its state. Code that needs no module state keeps
-//     to this class and to Graph.
+//     (plugins/pass.h); of it, root() and get_submodule() expose FX's own
+//     module state (fx::Module, runtime/module.h), whatever format the model
+//     was read from. The TorchScript functions a graph traced from a .pt
+//     calls are TorchScript's, in runtime/torchscript/script_functions.h.
 //   * Errors are statuses whose message names the thing and what to do; no
 //     call crashes or exits on a user's file.
 #ifndef FX_FX_MODEL_H_

@@ -24,8 +24,9 @@ namespace fx {
 // `base` as torch.fx makes it an attribute name: every run of characters
 // that cannot be in a Python identifier becomes `_`, a leading digit gets a
 // `_` before it; then, while the name is taken (an attribute of the
-// GraphModule or of its root), a trailing `_<n>` is incremented or `_1`
-// appended ("w" -> "w_1" -> "w_2").
+// GraphModule or of its root, or `training`, which every torch.nn.Module has
+// and a TorchScript file stores as an attribute), a trailing `_<n>` is
+// incremented or `_1` appended ("w" -> "w_1" -> "w_2").
 inline std::string unique_attribute_name(const GraphModule& gm, absl::string_view base) {
   std::string name;
   bool in_invalid_run = false;
@@ -37,7 +38,7 @@ inline std::string unique_attribute_name(const GraphModule& gm, absl::string_vie
   if (name.empty()) name = "_";
   if (absl::ascii_isdigit(static_cast<unsigned char>(name[0]))) name.insert(0, "_");
   const auto taken = [&gm](const std::string& n) {
-    return gm.own_attributes().count(n) > 0 || gm.root()._ivalue()->type()->hasAttribute(n);
+    return gm.own_attributes().count(n) > 0 || gm.root().contains(n) || n == "training";
   };
   while (taken(name)) {
     const size_t underscore = name.rfind('_');

@@ -163,7 +163,7 @@ TEST(RegistryTest, TracerExtensionHooksThatThrowAreDescribed) {
               "vector::at");
   }
   // A hook with one returns it.
-  GraphModule gm(torch::jit::Module("m"), std::make_unique<Graph>());
+  GraphModule gm(std::make_shared<Module>("m"), std::make_unique<Graph>());
   EXPECT_THAT(std::string((*extension)->end_trace(tracer, gm).message()),
               HasSubstr("threw while in end_trace of tracer extension 'thrower': an exception that "
                         "is not a std::exception"));

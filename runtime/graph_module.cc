@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include <torch/csrc/jit/api/compilation_unit.h>
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/container/flat_hash_set.h"
@@ -23,29 +21,13 @@ std::vector<std::string> atoms_of(absl::string_view qualified_name) {
   return absl::StrSplit(qualified_name, '.');
 }
 
-bool is_module_value(const c10::IValue& v) {
-  return v.isObject() && v.toObjectRef().type()->is_module();
-}
-
-// The number of attributes in a module tree, submodules included.
-size_t count_values(const c10::intrusive_ptr<c10::ivalue::Object>& module) {
-  size_t n = 0;
-  for (size_t i = 0; i < module->slots().size(); ++i) {
-    ++n;
-    const c10::IValue& v = module->getSlot(i);
-    if (is_module_value(v)) n += count_values(v.toObject());
-  }
-  return n;
-}
-
 }  // namespace
 
-torch::jit::Module empty_module(const std::string& class_name) {
-  return torch::jit::Module(c10::QualifiedName(absl::StrCat("__torch__.fx.", class_name)),
-                            std::make_shared<torch::jit::CompilationUnit>());
+std::shared_ptr<Module> empty_module(const std::string& class_name) {
+  return std::make_shared<Module>(absl::StrCat("fx.", class_name));
 }
 
-GraphModule::GraphModule(torch::jit::Module root, std::unique_ptr<Graph> graph,
+GraphModule::GraphModule(std::shared_ptr<Module> root, std::unique_ptr<Graph> graph,
                          std::string class_name)
     : root_(std::move(root)), graph_(std::move(graph)), class_name_(std::move(class_name)) {}
 
@@ -59,13 +41,7 @@ void GraphModule::replace_state_tensors(const std::function<at::Tensor(const at:
   for (auto& [name, value] : own_attributes_) {
     if (value.isTensor()) value = replace(value.toTensor());
   }
-  for (const torch::jit::Module& m : root_.modules()) {
-    const c10::intrusive_ptr<c10::ivalue::Object>& object = m._ivalue();
-    for (size_t i = 0; i < object->slots().size(); ++i) {
-      const c10::IValue& v = object->getSlot(i);
-      if (v.isTensor()) object->setSlot(i, replace(v.toTensor()));
-    }
-  }
+  root_->replace_tensors(replace);
   for (auto& [name, submodule] : graph_submodules_) submodule->replace_state_tensors(replace);
 }
 
@@ -79,38 +55,19 @@ absl::StatusOr<c10::IValue> GraphModule::get_attr(absl::string_view qualified_na
   if (auto it = own_attributes_.find(qualified_name); it != own_attributes_.end()) {
     return it->second;
   }
-  const std::vector<std::string> atoms = atoms_of(qualified_name);
-  if (atoms.empty()) return absl::InvalidArgumentError("get_attr: empty attribute name");
-  c10::IValue current = root_._ivalue();
-  std::string seen;
-  for (const std::string& atom : atoms) {
-    if (!current.isObject()) {
-      return absl::NotFoundError(absl::StrCat("'", qualified_name, "': '", seen,
-                                              "' is not a module, it has no attribute '", atom, "'"));
-    }
-    const auto& object = current.toObjectRef();
-    auto slot = object.type()->findAttributeSlot(atom);
-    if (!slot) {
-      return absl::NotFoundError(absl::StrCat(
-          "'", qualified_name, "': ", seen.empty() ? std::string("the root module") : absl::StrCat("'", seen, "'"),
-          " has no attribute '", atom, "'"));
-    }
-    current = object.getSlot(*slot);
-    seen = fx::qualified_name(seen, atom);
-  }
-  return current;
+  if (qualified_name.empty()) return absl::InvalidArgumentError("get_attr: empty attribute name");
+  return root_->get_attr(qualified_name);
 }
 
-absl::StatusOr<torch::jit::Module> GraphModule::get_submodule(
+absl::StatusOr<std::shared_ptr<Module>> GraphModule::get_submodule(
     absl::string_view qualified_name) const {
   if (qualified_name.empty()) return root_;
-  auto value = get_attr(qualified_name);
-  if (!value.ok()) return value.status();
-  if (!is_module_value(*value)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", qualified_name, "' is an attribute, not a submodule"));
-  }
-  return torch::jit::Module(value->toObject());
+  return root_->get_submodule(qualified_name);
+}
+
+void GraphModule::touch() {
+  ++state_version_;
+  plan_.reset();
 }
 
 bool GraphModule::has_submodule(absl::string_view qualified_name) const {
@@ -126,8 +83,7 @@ absl::Status GraphModule::add_graph_submodule(const std::string& name,
   if (module == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("graph submodule '", name, "' is null"));
   }
-  if (graph_submodule(name) != nullptr || own_attributes_.contains(name) ||
-      root_._ivalue()->type()->hasAttribute(name)) {
+  if (graph_submodule(name) != nullptr || name_taken_by_state(name)) {
     return absl::AlreadyExistsError(absl::StrCat("submodule '", name, "' already exists"));
   }
   graph_submodules_.emplace_back(name, std::move(module));
@@ -149,8 +105,13 @@ GraphModule* GraphModule::graph_submodule(absl::string_view name) {
   return nullptr;
 }
 
+bool GraphModule::name_taken_by_state(absl::string_view name) const {
+  // `training` is every module's flag, and a slot of TorchScript classes.
+  return own_attributes_.contains(name) || root_->contains(name) || name == "training";
+}
+
 absl::Status GraphModule::add_attribute(const std::string& name, c10::IValue value) {
-  if (own_attributes_.contains(name) || root_._ivalue()->type()->hasAttribute(name)) {
+  if (name_taken_by_state(name)) {
     return absl::AlreadyExistsError(absl::StrCat("attribute '", name, "' already exists"));
   }
   own_attributes_.emplace(name, std::move(value));
@@ -158,28 +119,11 @@ absl::Status GraphModule::add_attribute(const std::string& name, c10::IValue val
   return absl::OkStatus();
 }
 
-void GraphModule::add_function(const std::string& target, torch::jit::StrongFunctionPtr function) {
-  std::vector<torch::jit::StrongFunctionPtr>& known = functions_[target];
-  for (const auto& f : known) {
-    if (f.function_ == function.function_) return;
-  }
-  known.push_back(std::move(function));
-}
-
-std::vector<torch::jit::Function*> GraphModule::find_functions(absl::string_view target) const {
-  std::vector<torch::jit::Function*> out;
-  auto it = functions_.find(target);
-  if (it != functions_.end()) {
-    for (const auto& f : it->second) out.push_back(f.function_);
-  }
-  return out;
-}
-
 std::string GraphModule::add_tensor_constant(at::Tensor value) {
   std::string name;
   do {
     name = absl::StrCat("_tensor_constant", next_tensor_constant_++);
-  } while (own_attributes_.contains(name) || root_._ivalue()->type()->hasAttribute(name));
+  } while (name_taken_by_state(name));
   own_attributes_.emplace(name, std::move(value));
   ++state_version_;
   return name;
@@ -232,23 +176,27 @@ absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& sour
                                                          std::string class_name,
     std::vector<std::pair<std::string, std::shared_ptr<GraphModule>>> graph_submodules) {
   GraphModule result(empty_module(class_name), std::move(graph), class_name);
+  result.root_->set_training(source.root_->training());
   for (auto& [name, sub] : graph_submodules) {
     if (absl::Status s = result.add_graph_submodule(name, std::move(sub)); !s.ok()) return s;
   }
   if (absl::Status s = result.adopt_referenced(source); !s.ok()) return s;
-  result.functions_ = source.functions_;
+  result.script_functions_ = source.script_functions_;
   return result;
 }
 
 absl::Status GraphModule::delete_unused_attributes() {
-  GraphModule fresh(empty_module(class_name_), nullptr, class_name_);
+  // The pruned root keeps its class name, not its code: the code may need
+  // what was dropped.
+  GraphModule fresh(std::make_shared<Module>(root_->type_name(), root_->training()), nullptr,
+                    class_name_);
   fresh.graph_.reset(graph_.release());
   absl::Status s = fresh.adopt_referenced(*this);
   graph_.reset(fresh.graph_.release());
   if (!s.ok()) return s;
   // The new root holds a subset of the old one: equal sizes mean nothing was
   // unused, and the module stays as it is (and its version with it).
-  if (count_values(fresh.root_._ivalue()) == count_values(root_._ivalue()) &&
+  if (fresh.root_->count_slots() == root_->count_slots() &&
       fresh.own_attributes_.size() == own_attributes_.size() &&
       fresh.graph_submodules_.size() == graph_submodules_.size()) {
     return absl::OkStatus();
@@ -262,28 +210,24 @@ absl::Status GraphModule::delete_unused_attributes() {
 }
 
 absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
-  torch::jit::Module root = root_;
-  const std::string root_type = root.type()->name()->qualifiedName();
-  auto cu = root._ivalue()->compilation_unit();
-
   // Intermediate modules created so far, by qualified name; their classes
   // are named after the path, made identifiers (`block1-0` -> `block1_0`) and
-  // unique.
-  absl::flat_hash_map<std::string, torch::jit::Module> made;
-  made.emplace("", root);
+  // unique, below the root's.
+  absl::flat_hash_map<std::string, Module*> made;
+  made.emplace("", root_.get());
   Namespace class_names;
-  auto parent_of = [&](const std::vector<std::string>& atoms) -> torch::jit::Module {
+  auto parent_of = [&](const std::vector<std::string>& atoms) -> Module* {
     std::string path;
-    torch::jit::Module current = root;
+    Module* current = root_.get();
     for (size_t i = 0; i + 1 < atoms.size(); ++i) {
       const std::string next = qualified_name(path, atoms[i]);
       auto it = made.find(next);
       if (it == made.end()) {
-        torch::jit::Module child(
-            c10::QualifiedName(absl::StrCat(root_type, ".", class_names.create_name(next))),
-            cu);
-        current.register_module(atoms[i], child);
-        it = made.emplace(next, child).first;
+        auto child = std::make_shared<Module>(
+            absl::StrCat(root_->type_name(), ".", class_names.create_name(next)),
+            root_->training());
+        if (absl::Status s = current->register_module(atoms[i], child); !s.ok()) return nullptr;
+        it = made.emplace(next, child.get()).first;
       }
       current = it->second;
       path = next;
@@ -324,40 +268,29 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
         continue;
       }
     }
-    auto value = source.get_attr(target);
-    if (!value.ok()) {
-      return absl::NotFoundError(absl::StrCat("node '", n->name(), "' refers to ", target,
-                                              ", which the source module lacks: ",
-                                              value.status().message()));
-    }
-    if (source.own_attributes_.contains(target)) {
-      own_attributes_.emplace(target, *value);
+    if (auto own = source.own_attributes_.find(target); own != source.own_attributes_.end()) {
+      own_attributes_.emplace(target, own->second);
       continue;
     }
-    torch::jit::Module parent = parent_of(atoms);
-    const std::string& leaf = atoms.back();
-    if (parent._ivalue()->type()->hasAttribute(leaf)) continue;
-    taken_whole.insert(target);
-    if (is_module_value(*value)) {
-      parent.register_module(leaf, torch::jit::Module(value->toObject()));
-    } else if (value->isTensor()) {
-      // Keep parameters as parameters and buffers as buffers.
-      const std::string owner_path =
-          atoms.size() > 1 ? target.substr(0, target.size() - leaf.size() - 1) : std::string();
-      auto owner = source.get_submodule(owner_path);
-      bool is_parameter = false;
-      if (owner.ok()) {
-        auto slot = owner->_ivalue()->type()->findAttributeSlot(leaf);
-        is_parameter = slot && owner->_ivalue()->type()->is_parameter(*slot);
-      }
-      if (is_parameter) {
-        parent.register_parameter(leaf, value->toTensor(), /*is_buffer=*/false);
-      } else {
-        parent.register_buffer(leaf, value->toTensor());
-      }
-    } else {
-      parent.register_attribute(leaf, value->type(), *value);
+    auto slot = source.root_->find_qualified(target);
+    if (!slot.ok()) {
+      return absl::NotFoundError(absl::StrCat("node '", n->name(), "' refers to ", target,
+                                              ", which the source module lacks: ",
+                                              slot.status().message()));
     }
+    Module* parent = parent_of(atoms);
+    if (parent == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", n->name(), "' refers to ", target, ", below an attribute that is not a module"));
+    }
+    const std::string& leaf = atoms.back();
+    if (parent->contains(leaf)) continue;
+    taken_whole.insert(target);
+    // Parameters stay parameters, buffers buffers; modules are shared whole.
+    const Module::Slot& s = **slot;
+    absl::Status added = s.kind == SlotKind::kModule ? parent->register_module(leaf, s.module)
+                                                     : parent->register_value(leaf, s.kind, s.value);
+    if (!added.ok()) return added;
   }
   return absl::OkStatus();
 }

@@ -3,12 +3,14 @@
 // graph_module.h: a Graph together with the module that owns its state.
 //
 // torch.fx's GraphModule is an nn.Module whose forward is generated from a Graph.
-// Here it is a Graph plus a root `torch::jit::Module` that owns the parameters,
+// Here it is a Graph plus a root Module (module.h) that owns the parameters,
 // buffers and submodules the graph refers to by qualified name (`get_attr`
 // and `call_module` targets), plus attributes of its own (tensor constants the
-// tracer lifted out of the code, as torch.fx's `_tensor_constant0`).
+// tracer lifted out of the code, as torch.fx's `_tensor_constant0`). The state
+// is FX for C++'s own: a .pt2's weights fill it directly, and a TorchScript
+// module is converted at the format's boundary (runtime/torchscript/).
 //
-//   fx::GraphModule gm = *fx::Tracer().trace(torch::jit::load("resnet18.pt"));
+//   fx::GraphModule gm = *fx::Model::load("resnet18.pt2")->graph_module();
 //   std::cout << gm.code();                       // the Python source of forward
 //   c10::IValue out = *gm({torch::rand({1, 3, 224, 224})});   // runs the graph
 //
@@ -35,7 +37,7 @@
 #include <utility>
 #include <vector>
 
-#include <torch/csrc/jit/api/module.h>
+#include <ATen/core/ivalue.h>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -43,20 +45,24 @@
 #include "absl/strings/string_view.h"
 #include "core/export.h"
 #include "core/graph.h"
+#include "runtime/module.h"
 
 namespace fx {
 
 class ExecutionPlan;
+// The TorchScript functions a graph traced from a .pt calls as leaf functions
+// (runtime/torchscript/script_functions.h): opaque here.
+class ScriptFunctions;
 
-// A new TorchScript module with no attributes or methods, of class
-// `__torch__.fx.<class_name>`: the root of a GraphModule built from scratch.
-FX_API torch::jit::Module empty_module(const std::string& class_name);
+// A new module with no slots, of class `fx.<class_name>`: the root of a
+// GraphModule built from scratch.
+FX_API std::shared_ptr<Module> empty_module(const std::string& class_name);
 
 class FX_API GraphModule {
  public:
   // `root` owns the state `graph` refers to. `class_name` names the module in
   // printouts (torch.fx's `class_name` argument).
-  GraphModule(torch::jit::Module root, std::unique_ptr<Graph> graph,
+  GraphModule(std::shared_ptr<Module> root, std::unique_ptr<Graph> graph,
               std::string class_name = "GraphModule");
   // A GraphModule over `graph` whose root is a new module holding, under the
   // same qualified names, exactly the submodules, parameters, buffers and
@@ -88,8 +94,9 @@ class FX_API GraphModule {
   // module's state (set_graph, attributes added or dropped): equal versions
   // mean nothing that lint or execution depends on changed.
   uint64_t version() const { return state_version_ + graph_->version(); }
-  torch::jit::Module& root() { return root_; }
-  const torch::jit::Module& root() const { return root_; }
+  Module& root() { return *root_; }
+  const Module& root() const { return *root_; }
+  const std::shared_ptr<Module>& shared_root() const { return root_; }
   const std::string& class_name() const { return class_name_; }
   // Graph-level metadata (the graph's meta).
   Meta& meta() { return graph_->meta(); }
@@ -98,8 +105,9 @@ class FX_API GraphModule {
   // The attribute `qualified_name` ("layer1.0.conv1.weight", "_tensor_constant0"):
   // the module's own attributes first, then the root's hierarchy.
   absl::StatusOr<c10::IValue> get_attr(absl::string_view qualified_name) const;
-  // The submodule `qualified_name` ("" is the root).
-  absl::StatusOr<torch::jit::Module> get_submodule(absl::string_view qualified_name) const;
+  // The submodule `qualified_name` ("" is the root). Changing a submodule's
+  // slots through it is a change of state: call touch() after.
+  absl::StatusOr<std::shared_ptr<Module>> get_submodule(absl::string_view qualified_name) const;
   // True when `qualified_name` names a submodule (module, not attribute).
   bool has_submodule(absl::string_view qualified_name) const;
 
@@ -127,6 +135,10 @@ class FX_API GraphModule {
   // propagate, with the places already replaced left replaced.
   void replace_state_tensors(const std::function<at::Tensor(const at::Tensor&)>& replace);
 
+  // Records a change made to the state through root() or get_submodule():
+  // advances version(), so that the next call compiles a new plan.
+  void touch();
+
   // Adds an attribute of this GraphModule (not of the root). Fails when the
   // name is taken by an attribute of the module or of the root.
   absl::Status add_attribute(const std::string& name, c10::IValue value);
@@ -137,18 +149,14 @@ class FX_API GraphModule {
   }
 
   // The TorchScript functions the graph calls as leaf functions, by
-  // call_function target (`torch.nn.functional.interpolate`, `mylib.clip`):
-  // the runtime runs such a node through its function's body. The tracer
-  // records them. A target may have several (TorchScript compiles an
-  // overloaded Python function once per overload); the runtime picks the one
-  // the arguments fit.
-  void add_function(const std::string& target, torch::jit::StrongFunctionPtr function);
-  // The functions recorded for `target`, in the order recorded.
-  std::vector<torch::jit::Function*> find_functions(absl::string_view target) const;
-  // All recorded functions, by target.
-  const absl::flat_hash_map<std::string, std::vector<torch::jit::StrongFunctionPtr>>& functions()
-      const {
-    return functions_;
+  // call_function target (runtime/torchscript/script_functions.h reads and
+  // adds them); null when there are none. Shared by the GraphModules made
+  // from this one.
+  const std::shared_ptr<const ScriptFunctions>& script_functions() const {
+    return script_functions_;
+  }
+  void set_script_functions(std::shared_ptr<const ScriptFunctions> functions) {
+    script_functions_ = std::move(functions);
   }
 
   // Graph::lint, then: every get_attr target is an attribute and every
@@ -177,14 +185,16 @@ class FX_API GraphModule {
   }
 
  private:
+  // True when an attribute or a submodule of the root is named `name`.
+  bool name_taken_by_state(absl::string_view name) const;
   // Fills this module's (fresh) root with what its graph references, from `source`.
   absl::Status adopt_referenced(const GraphModule& source);
 
-  torch::jit::Module root_;
+  std::shared_ptr<Module> root_;
   std::unique_ptr<Graph> graph_;
   std::string class_name_;
   absl::flat_hash_map<std::string, c10::IValue> own_attributes_;
-  absl::flat_hash_map<std::string, std::vector<torch::jit::StrongFunctionPtr>> functions_;
+  std::shared_ptr<const ScriptFunctions> script_functions_;
   std::vector<std::pair<std::string, std::shared_ptr<GraphModule>>> graph_submodules_;
   int next_tensor_constant_ = 0;
   // version() is this plus the graph's version; set_graph moves it past the

@@ -58,32 +58,18 @@ c10::IValue on_meta(const c10::IValue& v, bool as_state) {
   return v;
 }
 
-// A copy of a module object sharing its class and methods, with its tensors
-// on the meta device; submodules copied alike (once each, by `copies`).
-c10::intrusive_ptr<c10::ivalue::Object> meta_object(
-    const c10::intrusive_ptr<c10::ivalue::Object>& object,
-    absl::flat_hash_map<const c10::ivalue::Object*, c10::intrusive_ptr<c10::ivalue::Object>>&
-        copies) {
-  if (auto it = copies.find(object.get()); it != copies.end()) return it->second;
-  c10::intrusive_ptr<c10::ivalue::Object> copy = object->copy();
-  copies.emplace(object.get(), copy);
-  for (size_t i = 0; i < copy->slots().size(); ++i) {
-    const c10::IValue slot = copy->getSlot(i);
-    copy->setSlot(i, slot.isObject() ? c10::IValue(meta_object(slot.toObject(), copies))
-                                     : state_to_meta(slot));
-  }
-  return copy;
-}
-
 }  // namespace
 
 c10::IValue to_meta(const c10::IValue& value) { return on_meta(value, /*as_state=*/false); }
 
 c10::IValue state_to_meta(const c10::IValue& value) { return on_meta(value, /*as_state=*/true); }
 
-torch::jit::Module module_on_meta(const torch::jit::Module& module) {
-  absl::flat_hash_map<const c10::ivalue::Object*, c10::intrusive_ptr<c10::ivalue::Object>> copies;
-  return torch::jit::Module(meta_object(module._ivalue(), copies));
+std::shared_ptr<Module> module_on_meta(const Module& module) {
+  std::shared_ptr<Module> copy =
+      module.with_tensors([](const at::Tensor& t) { return state_to_meta(t).toTensor(); });
+  // Tensors inside lists, tuples and dicts too.
+  copy->replace_values([](const c10::IValue& v) { return v.isTensor() ? v : state_to_meta(v); });
+  return copy;
 }
 
 }  // namespace fx

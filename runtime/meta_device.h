@@ -5,7 +5,7 @@
 // and a module's state moved there. shape_prop{device=meta} and execution
 // plans on the meta device (fxrun --run --device=meta) use them.
 //
-//   torch::jit::Module meta = fx::module_on_meta(model);   // classes and methods shared
+//   std::shared_ptr<fx::Module> meta = fx::module_on_meta(gm.root());   // code shared
 //   c10::IValue x = fx::to_meta(torch::rand({1, 3, 224, 224}));
 //
 // PyTorch computes the output metadata of several operators on the `meta`
@@ -56,16 +56,16 @@
 //     requires grad becomes an autograd result, never a leaf, as the copies a
 //     real run of a pass computes on (passes/support/state_shadow.h), so that
 //     a graph that writes a parameter in forward runs on both.
-//   * `module_on_meta` copies the module objects (the root and every
-//     submodule, each once), their tensors `state_to_meta`; classes and methods are
-//     shared with `module`, which is left as it is.
+//   * `module_on_meta` copies the module tree (the root and every submodule,
+//     each once), its values `state_to_meta`; code is shared with `module`,
+//     which is left as it is.
 #ifndef FX_RUNTIME_META_DEVICE_H_
 #define FX_RUNTIME_META_DEVICE_H_
 
 #include <ATen/core/ivalue.h>
-#include <torch/csrc/jit/api/module.h>
 
 #include "core/export.h"
+#include "runtime/module.h"
 
 namespace fx {
 
@@ -74,7 +74,7 @@ FX_API void ensure_meta_kernels();
 FX_API c10::IValue to_meta(const c10::IValue& value);
 FX_API c10::IValue state_to_meta(const c10::IValue& value);
 
-FX_API torch::jit::Module module_on_meta(const torch::jit::Module& module);
+FX_API std::shared_ptr<Module> module_on_meta(const Module& module);
 
 }  // namespace fx
 

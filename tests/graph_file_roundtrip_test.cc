@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/split/split.h"
+#include "runtime/torchscript/script_module.h"
 #include "tests/testing/corpus.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/pipelines.h"
@@ -40,7 +41,7 @@ TEST(GraphFileRoundTripTest, EveryFixturesGraphReadsBackExactlyAndRuns) {
       ASSERT_TRUE(ran.ok()) << what << ": " << ran;
 
       const std::string text = *graph_file_text(*gm);
-      auto again = read_graph_file(text, module, model.name + ".json");
+      auto again = read_graph_file(text, module_from_torchscript(module), model.name + ".json");
       ASSERT_TRUE(again.ok()) << what << ": " << again.status();
       EXPECT_EQ(*graph_file_text(*again), text) << what;
       EXPECT_EQ(format_graph(again->graph()), format_graph(gm->graph())) << what;
@@ -62,7 +63,7 @@ TEST(GraphFileRoundTripTest, SplitModuleReadsBack) {
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_THAT(*text, ::testing::HasSubstr("\"submodules\""));
   torch::jit::Module model = testing::load_fixture("resnet18.pt");
-  auto again = read_graph_file(*text, model, "split.json");
+  auto again = read_graph_file(*text, module_from_torchscript(model), "split.json");
   ASSERT_TRUE(again.ok()) << again.status();
   ASSERT_EQ(again->graph_submodules().size(), 2u);
   EXPECT_EQ(again->graph_submodule("submod_1")->code(), gm.graph_submodule("submod_1")->code());

@@ -6,12 +6,14 @@
 // with PyTorch against the module's state (tests/testing/run_printed_code.py)
 // and must compute what the TorchScript model computes.
 #include <ATen/ATen.h>
+#include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +28,7 @@
 #include "tests/testing/corpus.h"
 #include "tests/testing/runfiles.h"
 #include "tests/testing/values.h"
+#include "runtime/torchscript/script_module.h"
 #include "runtime/value_conversion.h"
 #include "tracer/tracer.h"
 
@@ -68,7 +71,12 @@ void write_case(const fs::path& dir, GraphModule& gm, const std::string& model_p
   fs::create_directories(dir);
   std::ofstream(dir / "code.py") << gm.code();
   if (root_changed) {
-    gm.root().save((dir / "root.pt").string());
+    // The pruned root has no code of its own: a new class holds its slots,
+    // its leaf modules keep their TorchScript classes.
+    absl::StatusOr<torch::jit::Module> root =
+        torchscript_object(gm.root(), std::make_shared<torch::jit::CompilationUnit>());
+    ASSERT_TRUE(root.ok()) << dir << ": " << root.status();
+    root->save((dir / "root.pt").string());
   } else {
     fs::create_symlink(fs::absolute(model_path), dir / "root.pt");
   }

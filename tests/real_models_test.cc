@@ -150,8 +150,12 @@ TEST(ParameterStateTest, ConditionsOnAParametersDtypeAreDecidedAndChecked) {
   ASSERT_EQ(contains.size(), 1u) << format_graph(gm->graph());
   EXPECT_EQ(contains[0]->args().at(0),
             Argument::List({c10::ScalarType::Half, c10::ScalarType::BFloat16}));
-  torch::jit::Module norm = module.attr("layer_norm").toModule();
-  norm.setattr("weight", norm.attr("weight").toTensor().to(at::kHalf));
+  auto norm = gm->get_submodule("layer_norm");
+  ASSERT_TRUE(norm.ok()) << norm.status();
+  auto weight = (*norm)->get_attr("weight");
+  ASSERT_TRUE(weight.ok()) << weight.status();
+  ASSERT_TRUE((*norm)->set_value("weight", weight->toTensor().to(at::kHalf)).ok());
+  gm->touch();
   auto plan = ExecutionPlan::compile(*gm);  // reads the parameters afresh
   ASSERT_TRUE(plan.ok()) << plan.status();
   auto refused = (*plan)->run(inputs);

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <utility>
 
 #include <ATen/Parallel.h>
@@ -25,6 +26,7 @@
 #include "fx/installation.h"
 #include "plugins/plugin_loader.h"
 #include "plugins/registry.h"
+#include "runtime/torchscript/script_module.h"
 #include "runtime/torchscript/torchscript_export.h"
 #include "tools/bazel_runfiles.h"
 #include "tools/fxrun_text.h"
@@ -153,16 +155,19 @@ absl::StatusOr<GraphModule> trace_or_read_graph(const FxrunSettings& settings,
     return invalid(absl::StrCat("--graph ", path_for_message(files.graph),
                                 " is empty; give a graph file written by fxrun --emit=json"));
   }
-  torch::jit::Module root;
+  std::shared_ptr<Module> root;
   if (program != nullptr) {  // the module tree the program's graph refers to
     auto read = trace_model();
     if (!read.ok()) return prefixed(absl::StrCat("cannot read ", shown, ": "), read.status());
-    root = read->root();
+    root = read->shared_root();
   } else {
-    root = *file.torchscript;
-    if (settings.tracer.training != root.is_training()) root.train(settings.tracer.training);
+    // The tracer's mode, set on every submodule (train() recurses) before the
+    // state is converted.
+    torch::jit::Module model = *file.torchscript;
+    if (settings.tracer.training != model.is_training()) model.train(settings.tracer.training);
+    root = module_from_torchscript(model);
   }
-  return read_graph_file(*text, root, files.graph);
+  return read_graph_file(*text, std::move(root), files.graph);
 }
 
 // A message line (newline included) to streams.err; on the process's

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,8 +24,9 @@
 #include "core/naming.h"
 #include "core/well_known.h"
 #include "fx/archive_check.h"
+#include "runtime/torchscript/script_functions.h"
+#include "runtime/torchscript/script_module.h"
 #include "tools/graph_json.h"
-#include "tracer/module_ref.h"
 
 namespace fx {
 
@@ -43,7 +45,7 @@ Json module_to_json(const GraphModule& gm) {
   out["meta"] = std::move(graph["meta"]);
   // Sorted, so that equal modules give equal files.
   std::map<std::string, Json> functions;
-  for (const auto& [target, fns] : gm.functions()) {
+  for (const auto& [target, fns] : script_functions_by_target(gm)) {
     Json names = Json::array();
     for (const auto& fn : fns) names.push_back(fn.function_->qualname().qualifiedName());
     functions.emplace(target, std::move(names));
@@ -166,7 +168,7 @@ absl::StatusOr<std::string> annotation_as_torchscript(absl::string_view type) {
 // placeholder's must be its argument's TorchScript type (meta
 // _torchscript_type, itself an annotation that libtorch parses when the
 // interpreter checks inputs against it).
-absl::Status check_node_type(const Node& n, const torch::jit::Module& model,
+absl::Status check_node_type(const Node& n, const torch::jit::CompilationUnit* unit,
                              std::string* where) {
   const MetaValue* declared = n.meta().find(kTorchScriptTypeKey);
   c10::TypePtr expected;
@@ -190,7 +192,7 @@ absl::Status check_node_type(const Node& n, const torch::jit::Module& model,
     parsed = c10::parseType(*torchscript);
   } catch (const std::exception&) {
     // A class of the model (a NamedTuple): its qualified name.
-    if (model._ivalue()->compilation_unit()->get_type(c10::QualifiedName(*torchscript)) != nullptr) {
+    if (unit != nullptr && unit->get_type(c10::QualifiedName(*torchscript)) != nullptr) {
       return absl::OkStatus();
     }
     return absl::InvalidArgumentError(
@@ -210,12 +212,15 @@ absl::Status bad(absl::string_view file, const std::string& where, absl::string_
       absl::StrCat(path_for_message(std::string(file)), ": ", where, ": ", what));
 }
 
-absl::StatusOr<GraphModule> module_from_json(const Json& json, const torch::jit::Module& model,
-                                             absl::string_view file_name, const std::string& in);
+absl::StatusOr<GraphModule> module_from_json(
+    const Json& json, const std::shared_ptr<Module>& model,
+    const std::shared_ptr<torch::jit::CompilationUnit>& unit, absl::string_view file_name,
+    const std::string& in);
 
 }  // namespace
 
-absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::Module model,
+absl::StatusOr<GraphModule> read_graph_file(absl::string_view text,
+                                            std::shared_ptr<Module> model,
                                             absl::string_view file_name) {
   auto in_file = [&](const absl::Status& s) {
     return absl::InvalidArgumentError(
@@ -242,14 +247,19 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::
                             " is not the version this fxrun reads (", kGraphFileVersion,
                             "); write the file again with this fxrun"));
   }
-  return module_from_json(json, model, file_name, "");
+  // The model's TorchScript code (its root's class's compilation unit) holds
+  // the functions and classes the file names; a model not read from
+  // TorchScript has none.
+  const TorchScriptClass* code = torchscript_class(*model);
+  return module_from_json(json, model, code != nullptr ? code->unit() : nullptr, file_name, "");
 }
 
 namespace {
 
-absl::StatusOr<GraphModule> module_from_json(const Json& json, const torch::jit::Module& model,
-                                             absl::string_view file_name,
-                                             const std::string& in) {
+absl::StatusOr<GraphModule> module_from_json(
+    const Json& json, const std::shared_ptr<Module>& model,
+    const std::shared_ptr<torch::jit::CompilationUnit>& unit, absl::string_view file_name,
+    const std::string& in) {
   // `in` places what is reported inside a graph submodule (`submodules["submod_0"].`).
   auto bad = [&](absl::string_view file, const std::string& where, absl::string_view what) {
     return fx::bad(file, absl::StrCat(in, where), what);
@@ -268,12 +278,14 @@ absl::StatusOr<GraphModule> module_from_json(const Json& json, const torch::jit:
   }
   for (const Node* n : (*graph)->nodes()) {
     std::string where;
-    if (absl::Status s = check_node_type(*n, model, &where); !s.ok()) {
+    if (absl::Status s = check_node_type(*n, unit.get(), &where); !s.ok()) {
       return bad(file_name, absl::StrCat("node ", quote_for_message(n->name()), " ", where),
                  s.message());
     }
   }
   GraphModule gm(model, *std::move(graph), class_name);
+  // The runtime finds functions called by name and NamedTuple classes there.
+  if (unit != nullptr) set_script_unit(gm, unit);
 
   if (json.contains("attributes")) {
     const Json& attributes = json["attributes"];
@@ -306,7 +318,6 @@ absl::StatusOr<GraphModule> module_from_json(const Json& json, const torch::jit:
   if (json.contains("functions")) {
     const Json& functions = json["functions"];
     if (!functions.is_object()) return bad(file_name, "functions", "expected an object");
-    const auto unit = model._ivalue()->compilation_unit();
     for (const auto& [target, names] : functions.items()) {
       const std::string where = absl::StrCat("functions[", quote_for_message(target), "]");
       if (!names.is_array()) return bad(file_name, where, "expected an array of names");
@@ -314,7 +325,10 @@ absl::StatusOr<GraphModule> module_from_json(const Json& json, const torch::jit:
         if (!name.is_string()) return bad(file_name, where, "expected an array of names");
         torch::jit::Function* fn = nullptr;
         try {
-          fn = unit->find_function(c10::QualifiedName(name.get<std::string>()));
+          // (A model not read from TorchScript has no unit, and no functions.)
+          if (unit != nullptr) {
+            fn = unit->find_function(c10::QualifiedName(name.get<std::string>()));
+          }
         } catch (const std::exception&) {
           // not a qualified name: reported as missing
         }
@@ -329,7 +343,7 @@ absl::StatusOr<GraphModule> module_from_json(const Json& json, const torch::jit:
                      absl::StrCat("the model's function ", name.get<std::string>(),
                                   " is not the function ", target));
         }
-        gm.add_function(target, torch::jit::StrongFunctionPtr(unit, fn));
+        add_script_function(gm, target, torch::jit::StrongFunctionPtr(unit, fn));
       }
     }
   }
@@ -339,7 +353,7 @@ absl::StatusOr<GraphModule> module_from_json(const Json& json, const torch::jit:
     for (const auto& [name, entry] : submodules.items()) {
       const std::string where = absl::StrCat("submodules[", quote_for_message(name), "]");
       if (!entry.is_object()) return bad(file_name, where, "expected an object");
-      auto sub = module_from_json(entry, model, file_name, absl::StrCat(in, where, "."));
+      auto sub = module_from_json(entry, model, unit, file_name, absl::StrCat(in, where, "."));
       if (!sub.ok()) return sub.status();
       if (absl::Status s =
               gm.add_graph_submodule(name, std::make_shared<GraphModule>(*std::move(sub)));

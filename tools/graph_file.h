@@ -5,7 +5,7 @@
 //
 //   std::string text = fx::graph_file_text(gm);            // after a pipeline
 //   ... write it, ship it ...
-//   torch::jit::Module model = torch::jit::load("m.pt");    // the state
+//   auto model = fx::module_from_torchscript(torch::jit::load("m.pt"));   // the state
 //   fx::GraphModule again = *fx::read_graph_file(text, model, "G.json");
 //
 // The file is JSON:
@@ -13,11 +13,13 @@
 //    "nodes": [...], "meta": {...},                    (graph_json.h)
 //    "functions": {"torch.nn.functional.relu": ["__torch__.torch.nn.functional.relu"]},
 //    "attributes": {"_tensor_constant0": {"pickle": "<base64>"}}}
-// "functions" are the leaf functions the graph calls (GraphModule::functions),
-// by the qualified names of their TorchScript in the model's file; the
-// GraphModule's own attributes (tensor constants the tracer lifted) travel
-// inside, as torch.save's pickle of the value in base64. Parameters, buffers
-// and submodules come from the model given when reading. Graph submodules
+// "functions" are the leaf functions the graph calls
+// (runtime/torchscript/script_functions.h), by the qualified names of their
+// TorchScript in the model's file (the compilation unit of the model's root
+// class: module_from_torchscript's TorchScriptClass); the GraphModule's own
+// attributes (tensor constants the tracer lifted) travel inside, as
+// torch.save's pickle of the value in base64. Parameters, buffers and
+// submodules come from the model given when reading. Graph submodules
 // (split's stages) are under "submodules": {"submod_0": {"class_name": ...,
 // "nodes": ..., "functions": ..., "attributes": ..., "submodules": ...}},
 // read over the same model.
@@ -38,13 +40,13 @@
 #ifndef FX_TOOLS_GRAPH_FILE_H_
 #define FX_TOOLS_GRAPH_FILE_H_
 
+#include <memory>
 #include <string>
-
-#include <torch/csrc/jit/api/module.h>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "runtime/graph_module.h"
+#include "runtime/module.h"
 
 namespace fx {
 
@@ -56,9 +58,10 @@ inline constexpr int kGraphFileVersion = 1;
 // is not UTF-8, which JSON cannot hold.
 absl::StatusOr<std::string> graph_file_text(const GraphModule& gm);
 
-// The GraphModule a graph file describes, over `model`'s state. `file_name`
-// names the file in errors.
-absl::StatusOr<GraphModule> read_graph_file(absl::string_view text, torch::jit::Module model,
+// The GraphModule a graph file describes, over `model`'s state (not null;
+// shared, not copied). `file_name` names the file in errors.
+absl::StatusOr<GraphModule> read_graph_file(absl::string_view text,
+                                            std::shared_ptr<Module> model,
                                             absl::string_view file_name);
 
 }  // namespace fx

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -18,9 +19,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-torch::jit::Module model_with_weight() {
-  torch::jit::Module m = empty_module("Model");
-  m.register_parameter("weight", at::ones({2, 2}), /*is_buffer=*/false);
+std::shared_ptr<Module> model_with_weight() {
+  std::shared_ptr<Module> m = empty_module("Model");
+  EXPECT_TRUE(m->register_parameter("weight", at::ones({2, 2})).ok());
   return m;
 }
 

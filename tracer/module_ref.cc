@@ -1,32 +1,22 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tracer/module_ref.h"
 
+#include <memory>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "core/naming.h"
 
 namespace fx {
-
-std::string python_qualified_name(absl::string_view torchscript_name) {
-  std::vector<absl::string_view> kept;
-  for (absl::string_view atom : absl::StrSplit(torchscript_name, '.')) {
-    if (atom == "__torch__" || absl::StartsWith(atom, "___torch_mangle_")) continue;
-    kept.push_back(atom);
-  }
-  return absl::StrJoin(kept, ".");
-}
 
 std::string python_type_name(const c10::ClassType& type) {
   return type.name() ? python_qualified_name(type.name()->qualifiedName()) : "";
 }
 
-ModuleClass describe_module_class(const c10::ClassType& type) {
+ModuleClass describe_module_class(absl::string_view type_name) {
   ModuleClass c;
-  c.type_name = python_type_name(type);
+  c.type_name = std::string(type_name);
   const size_t dot = c.type_name.rfind('.');
   c.class_name = dot == std::string::npos ? c.type_name : c.type_name.substr(dot + 1);
   c.is_torch_nn = absl::StartsWith(c.type_name, "torch.nn.") ||
@@ -34,6 +24,10 @@ ModuleClass describe_module_class(const c10::ClassType& type) {
   c.is_container = c.is_torch_nn && (c.class_name == "Sequential" || c.class_name == "ModuleList" ||
                                      c.class_name == "ModuleDict");
   return c;
+}
+
+ModuleClass describe_module_class(const c10::ClassType& type) {
+  return describe_module_class(python_type_name(type));
 }
 
 const ModuleClass& module_class_of(const c10::ClassTypePtr& type) {
@@ -52,8 +46,28 @@ const ModuleClass& module_class_of(const c10::ClassTypePtr& type) {
   return *entry.second;
 }
 
+const ModuleClass& module_class_of(absl::string_view type_name) {
+  struct Cache {
+    absl::Mutex mu;
+    // The values are boxed: their addresses outlive rehashing.
+    absl::flat_hash_map<std::string, std::unique_ptr<ModuleClass>> classes ABSL_GUARDED_BY(mu);
+  };
+  static Cache* cache = new Cache();
+  absl::MutexLock lock(&cache->mu);
+  std::unique_ptr<ModuleClass>& entry = cache->classes[type_name];
+  if (!entry) entry = std::make_unique<ModuleClass>(describe_module_class(type_name));
+  return *entry;
+}
+
 std::vector<std::pair<std::string, at::Tensor>> ModuleRef::named_parameters() const {
   std::vector<std::pair<std::string, at::Tensor>> out;
+  if (!has_object()) {
+    // A module of a torch.export program: its state is all there is.
+    for (const auto& [name, tensor] : info_->state->named_parameters()) {
+      out.emplace_back(qualified_name(qualname(), name), tensor);
+    }
+    return out;
+  }
   for (const auto& p : info_->module.named_parameters(/*recurse=*/true)) {
     out.emplace_back(qualified_name(qualname(), p.name), p.value);
   }

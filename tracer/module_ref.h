@@ -3,10 +3,13 @@
 // module_ref.h: a module of the hierarchy being traced, as tracer hooks see it.
 //
 // torch.fx hands its Tracer hooks the `nn.Module` being called; here that is a
-// ModuleRef: the TorchScript module object, its qualified name in the root
-// (`layer1.0.conv1`, "" for the root) and its Python class, recovered from the
-// TorchScript type name (`__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d`
-// is `torch.nn.modules.conv.Conv2d`).
+// ModuleRef: the module in the GraphModule's module tree (runtime/module.h),
+// its qualified name in the root (`layer1.0.conv1`, "" for the root) and its
+// Python class. A trace of a TorchScript module also gives the TorchScript
+// object the tracer walks, whose class it recovers from the TorchScript type
+// name (`__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d` is
+// `torch.nn.modules.conv.Conv2d`); a torch.export program has no such object,
+// its classes are the ones its nodes' nn_module_stack names.
 //
 // ModuleRefs are cheap handles; the tracer owns what they point at for the
 // duration of a trace.
@@ -21,20 +24,16 @@
 
 #include "absl/strings/string_view.h"
 #include "core/export.h"
+#include "core/naming.h"
+#include "runtime/module.h"
 
 namespace fx {
-
-// The Python name of a TorchScript qualified name: TorchScript prefixes user
-// code with `__torch__` and renames a class or function it compiled twice to
-// `___torch_mangle_<n>.<name>`, so `__torch__.torchvision.models.x.___torch_mangle_3.f`
-// is `torchvision.models.x.f`.
-FX_API std::string python_qualified_name(absl::string_view torchscript_name);
 
 // The Python class of a TorchScript module type: `torch.nn.modules.conv.Conv2d`
 // for `__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d`.
 FX_API std::string python_type_name(const c10::ClassType& type);
 
-// Facts about a module class, computed once per TorchScript type.
+// Facts about a module class, computed once per TorchScript type or class name.
 struct FX_API ModuleClass {
   std::string type_name;   // torch.nn.modules.conv.Conv2d
   std::string class_name;  // Conv2d
@@ -44,26 +43,42 @@ struct FX_API ModuleClass {
   bool is_container = false;
 };
 
-// The facts about `type`.
+// The facts about the Python class `type_name` ("torch.nn.modules.conv.Conv2d").
+FX_API ModuleClass describe_module_class(absl::string_view type_name);
+// The facts about a TorchScript module type (its python_type_name's).
 FX_API ModuleClass describe_module_class(const c10::ClassType& type);
 
-// What the tracer knows of one module object.
+// What the tracer knows of one module.
 struct FX_API ModuleInfo {
+  // The TorchScript object being walked; none (a null handle) for a module of
+  // a torch.export program.
   torch::jit::Module module;
+  // The module in the GraphModule's module tree: set for every module.
+  const Module* state = nullptr;
   std::string qualname;
   const ModuleClass* cls = nullptr;
+  // The object's TorchScript type; null for a module of a torch.export program.
   const c10::ClassType* type = nullptr;
 };
 
 // The facts about `type`, computed once per type for the life of the process
 // (the cache keeps the type alive). Thread-safe.
 FX_API const ModuleClass& module_class_of(const c10::ClassTypePtr& type);
+// The facts about the Python class `type_name`, computed once per name for
+// the life of the process. Thread-safe.
+FX_API const ModuleClass& module_class_of(absl::string_view type_name);
 
 class FX_API ModuleRef {
  public:
   explicit ModuleRef(const ModuleInfo* info) : info_(info) {}
 
+  // Whether the trace walks a TorchScript object for this module: false for
+  // a module of a torch.export program (Tracer::reading_program()).
+  bool has_object() const { return info_->type != nullptr; }
+  // The TorchScript object; only when has_object().
   const torch::jit::Module& module() const { return info_->module; }
+  // The module in the GraphModule's module tree (runtime/module.h).
+  const Module& state() const { return *info_->state; }
   // The path from the root: "" for the root, "layer1.0.conv1".
   const std::string& qualname() const { return info_->qualname; }
   // The Python class: "torch.nn.modules.activation.ReLU".
@@ -73,12 +88,14 @@ class FX_API ModuleRef {
   bool is_torch_nn() const { return info_->cls->is_torch_nn; }
   bool is_container() const { return info_->cls->is_container; }
   // The module's parameters, recursively, with names qualified from the root
-  // (`layer1.0.conv1.weight`), in torch's named_parameters() order.
+  // (`layer1.0.conv1.weight`), in the TorchScript object's named_parameters()
+  // order; for a torch.export program's module, in torch.nn.Module's
+  // (Module::named_parameters).
   std::vector<std::pair<std::string, at::Tensor>> named_parameters() const;
 
-  bool operator==(const ModuleRef& other) const {
-    return info_->module._ivalue() == other.info_->module._ivalue();
-  }
+  // The same module: one module of the tree (a module reached by two paths
+  // is one module, as in torch).
+  bool operator==(const ModuleRef& other) const { return info_->state == other.info_->state; }
 
  private:
   const ModuleInfo* info_;

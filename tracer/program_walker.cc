@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -105,30 +106,33 @@ std::string python_target(const std::string& target) {
 
 }  // namespace
 
-torch::jit::Module& ProgramWalker::module_at(const std::string& path) {
+absl::StatusOr<Module*> ProgramWalker::module_at(const std::string& path) {
   auto it = modules_.find(path);
-  if (it != modules_.end()) return it->second;
+  if (it != modules_.end()) return it->second.get();
   const size_t dot = path.rfind('.');
   const std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
-  torch::jit::Module& owner = module_at(parent);
+  absl::StatusOr<Module*> owner = module_at(parent);
+  if (!owner.ok()) return owner.status();
   auto type = module_types_.find(path);
-  torch::jit::Module child(
-      c10::QualifiedName(absl::StrCat(
-          "__torch__.", type != module_types_.end() ? type->second : "torch.nn.modules.module.Module")),
-      unit_, /*shouldMangle=*/true);
-  owner.register_module(dot == std::string::npos ? path : path.substr(dot + 1), child);
-  return modules_.emplace(path, child).first->second;
+  auto child = std::make_shared<Module>(type != module_types_.end() ? type->second
+                                                                    : "torch.nn.modules.module.Module");
+  if (absl::Status s = (*owner)->register_module(dot == std::string::npos ? path : path.substr(dot + 1), child);
+      !s.ok()) {
+    return s;
+  }
+  return modules_.emplace(path, std::move(child)).first->second.get();
 }
 
-const ModuleInfo* ProgramWalker::info_for(const std::string& path) {
+absl::StatusOr<const ModuleInfo*> ProgramWalker::info_for(const std::string& path) {
   auto it = info_by_path_.find(path);
   if (it != info_by_path_.end()) return it->second;
-  torch::jit::Module m = module_at(path);
+  absl::StatusOr<Module*> m = module_at(path);
+  if (!m.ok()) return m.status();
+  // No TorchScript object: the module and its class are all there is.
   ModuleInfo info;
-  info.module = m;
+  info.state = *m;
   info.qualname = path;
-  info.type = m.type().get();
-  info.cls = &module_class_of(m.type());
+  info.cls = &module_class_of((*m)->type_name());
   infos_.push_back(std::move(info));
   info_by_path_[path] = &infos_.back();
   return &infos_.back();
@@ -162,7 +166,7 @@ absl::Status ProgramWalker::build_root() {
       if (module_types_.emplace(c.path, c.type).second) called.push_back(c.path);
     }
   }
-  torch::jit::Module root(c10::QualifiedName(absl::StrCat("__torch__.", root_type_)), unit_, true);
+  auto root = std::make_shared<Module>(root_type_);
   modules_.emplace("", root);
   // Every module is made before any state is registered (a parameter named
   // like a submodule is then refused below). Owners of state come first, in
@@ -174,14 +178,24 @@ absl::Status ProgramWalker::build_root() {
     const size_t dot = fqn.rfind('.');
     return dot == std::string::npos ? std::string() : fqn.substr(0, dot);
   };
+  auto kind_name = [](const ep::InputSpec& s) {
+    using Kind = ep::InputSpec::Kind;
+    return s.kind == Kind::kParameter ? "parameter" : s.kind == Kind::kTensorConstant ? "constant" : "buffer";
+  };
   for (const ep::InputSpec& s : program_.graph_module.input_specs) {
     using Kind = ep::InputSpec::Kind;
     if (s.kind == Kind::kParameter || s.kind == Kind::kBuffer || s.kind == Kind::kTensorConstant) {
-      module_at(owner_of(s.target));
+      if (!is_dotted_name(s.target)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the program's ", kind_name(s), " ", quote_for_message(s.target),
+            " is not a dotted name (the program is damaged or was written by hand)"));
+      }
+      if (absl::StatusOr<Module*> m = module_at(owner_of(s.target)); !m.ok()) return m.status();
     }
   }
-  for (const std::string& path : called) module_at(path);
-  gm_ = std::make_unique<GraphModule>(root, std::make_unique<Graph>(), "GraphModule");
+  for (const std::string& path : called) {
+    if (absl::StatusOr<Module*> m = module_at(path); !m.ok()) return m.status();
+  }
 
   absl::flat_hash_map<std::string, const at::Tensor*> state, constants;
   for (const auto& [fqn, t] : loaded_.state) state[fqn] = &t;
@@ -209,30 +223,28 @@ absl::Status ProgramWalker::build_root() {
     }
     if (tensor == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "the program's ", s.kind == Kind::kParameter ? "parameter" : is_constant ? "constant" : "buffer",
-          " ", quote_for_message(s.target), " is not in the archive's ",
+          "the program's ", kind_name(s), " ", quote_for_message(s.target), " is not in the archive's ",
           with_constants ? "constants or weights" : "weights"));
     }
     const std::string owner_path = owner_of(s.target);
     const std::string attr = owner_path.empty() ? s.target : s.target.substr(owner_path.size() + 1);
-    torch::jit::Module& owner = module_at(owner_path);
+    absl::StatusOr<Module*> owner = module_at(owner_path);
+    if (!owner.ok()) return owner.status();
     lifted_[s.arg.names.at(0)] = s.target;
     // Tied weights: torch.export lifts one parameter once per module that
     // uses it, each naming the same attribute.
     if (!registered_.insert(s.target).second) continue;
     if (s.kind == Kind::kBuffer && !s.persistent) non_persistent_buffers_.push_back(s.target);
-    if (owner.hasattr(attr)) {
+    if ((*owner)->contains(attr)) {
       return absl::InvalidArgumentError(absl::StrCat("the program lifts ", quote_for_message(s.target),
                                                      ", which is also a submodule's name"));
     }
-    if (s.kind == Kind::kParameter) {
-      owner.register_parameter(attr, *tensor, /*is_buffer=*/false);
-    } else if (s.kind == Kind::kBuffer) {
-      owner.register_buffer(attr, *tensor);
-    } else {
-      owner.register_attribute(attr, c10::TensorType::get(), *tensor);
-    }
+    const absl::Status registered = s.kind == Kind::kParameter ? (*owner)->register_parameter(attr, *tensor)
+                                    : s.kind == Kind::kBuffer  ? (*owner)->register_buffer(attr, *tensor)
+                                                               : (*owner)->register_attribute(attr, *tensor);
+    if (!registered.ok()) return registered;
   }
+  gm_ = std::make_unique<GraphModule>(std::move(root), std::make_unique<Graph>(), "GraphModule");
   return absl::OkStatus();
 }
 
@@ -384,14 +396,15 @@ absl::Status ProgramWalker::walk(size_t depth, const std::vector<ModuleCall>& cu
     // `forward` reads its body.
     std::vector<ModuleCall> inner(stack.begin(), stack.begin() + depth + 1);
     const ModuleCall& call = inner.back();
-    const ModuleInfo* info = info_for(call.path);
+    absl::StatusOr<const ModuleInfo*> info = info_for(call.path);
+    if (!info.ok()) return info.status();
     absl::Status body_status = absl::OkStatus();
     ModuleForward forward = [&](const Arguments&, const Kwargs&) -> absl::StatusOr<Argument> {
       body_status = walk(depth + 1, inner);
       if (!body_status.ok()) return body_status;
       return Argument();
     };
-    auto called = tracer_.call_module(ModuleRef(info), forward, {}, {});
+    auto called = tracer_.call_module(ModuleRef(*info), forward, {}, {});
     if (!called.ok()) return called.status();
     if (!body_status.ok()) return body_status;
   }

@@ -20,7 +20,7 @@
 #ifndef FX_TRACER_PROGRAM_WALKER_H_
 #define FX_TRACER_PROGRAM_WALKER_H_
 
-#include <torch/csrc/jit/api/module.h>
+#include <ATen/core/function_schema.h>
 
 #include <cstddef>
 #include <deque>
@@ -38,6 +38,8 @@
 #include "exported_program/archive.h"
 #include "exported_program/schema.h"
 #include "exported_program/treespec.h"
+#include "runtime/module.h"
+#include "tracer/module_ref.h"
 #include "tracer/tracer.h"
 
 namespace fx {
@@ -76,10 +78,10 @@ class ProgramWalker {
 
  private:
   absl::Status build_root();
-  // The module object for a path, made on first use (its parents first) with
-  // the class the program's module stacks name for it.
-  torch::jit::Module& module_at(const std::string& path);
-  const ModuleInfo* info_for(const std::string& path);
+  // The module for a path, made on first use (its parents first) with the
+  // class the program's module stacks name for it.
+  absl::StatusOr<Module*> module_at(const std::string& path);
+  absl::StatusOr<const ModuleInfo*> info_for(const std::string& path);
   // The program's own signature (the module call graph's root entry), and
   // its place in the program's JSON; null when it has none.
   const ep::ModuleCallSignature* root_signature(std::string* path) const;
@@ -111,13 +113,13 @@ class ProgramWalker {
   const ep::Graph& graph_;
   std::unique_ptr<GraphModule> gm_;
   std::string root_type_ = "torch.nn.modules.module.Module";
-  // Module objects by path, and what hooks see of them.
-  std::map<std::string, torch::jit::Module> modules_;
+  // Modules by path (the root's tree, which holds the program's state), and
+  // what hooks see of them.
+  std::map<std::string, std::shared_ptr<Module>> modules_;
   // Module path -> class, from the nodes' nn_module_stack.
   std::map<std::string, std::string> module_types_;
   std::deque<ModuleInfo> infos_;
   std::map<std::string, const ModuleInfo*> info_by_path_;
-  std::shared_ptr<torch::jit::CompilationUnit> unit_ = std::make_shared<torch::jit::CompilationUnit>();
   // Program value name -> what it is in the IR.
   absl::flat_hash_map<std::string, Argument> values_;
   // Lifted inputs (parameters, buffers, constants): value name -> fqn, and

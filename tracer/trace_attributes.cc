@@ -14,12 +14,13 @@ namespace fx {
 namespace tracer_internal {
 
 const ModuleInfo* TraceEngine::module_info(const c10::intrusive_ptr<c10::ivalue::Object>& object,
-                                           const std::string& qualname) {
+                                           const std::string& qualname, const Module& state) {
   auto it = module_by_object_.find(object.get());
   if (it != module_by_object_.end()) return it->second;
   ModuleInfo& info = modules_.emplace_back();
   const c10::ClassTypePtr type = object->type();
   info.module = torch::jit::Module(object);
+  info.state = &state;
   info.qualname = qualname;
   const ModuleClass*& cls = classes_[type.get()];
   if (cls == nullptr) cls = &module_class_of(type);
@@ -90,7 +91,15 @@ absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
       return absl::OkStatus();
     }
     if (child->type()->is_module()) {
-      frame.values[n->output()] = TraceValue::module(module_info(child, qualname()));
+      // The object was made from the module tree (or the tree from it), slot
+      // for slot: the submodule of the same name holds its state.
+      const Module::Slot* held = owner->state->find(name);
+      if (held == nullptr || held->kind != SlotKind::kModule) {
+        return absl::InternalError(error(n, absl::StrCat("module '", qualname(), "' is not a "
+                                                         "submodule in the GraphModule's module "
+                                                         "tree")).message());
+      }
+      frame.values[n->output()] = TraceValue::module(module_info(child, qualname(), *held->module));
       return absl::OkStatus();
     }
   }

@@ -11,8 +11,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
-#include "tracer/call_effects.h"
+#include "core/naming.h"
 #include "core/well_known.h"
+#include "runtime/torchscript/script_functions.h"
+#include "tracer/call_effects.h"
 #include "tracer/trace_engine.h"
 
 namespace fx {
@@ -241,7 +243,7 @@ absl::Status TraceEngine::run_call_function(const jit::Node* n, Frame& frame) {
     }
   }
   Node* node = tracer_.create_proxy(Op::kCallFunction, target, std::move(args), std::move(kwargs));
-  gm_.add_function(target, jit::StrongFunctionPtr(unit_, fn));
+  add_script_function(gm_, target, jit::StrongFunctionPtr(unit_, fn));
   apply_call_effects(node, values, effects);
   note_optional(node, n->output()->type());
   frame.values[n->output()] = TraceValue::traced(node);

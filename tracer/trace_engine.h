@@ -78,10 +78,11 @@ class TraceEngine {
   TraceEngine(Tracer& tracer, GraphModule& gm) : tracer_(tracer), gm_(gm) {}
 
   // The module the trace starts in (its code's compilation unit holds the
-  // functions it calls).
-  const ModuleInfo* root_info(const torch::jit::Module& module, const std::string& qualname) {
+  // functions it calls), and `state`, that module in gm's module tree.
+  const ModuleInfo* root_info(const torch::jit::Module& module, const std::string& qualname,
+                              const Module& state) {
     unit_ = module._ivalue()->compilation_unit();
-    return module_info(module._ivalue(), qualname);
+    return module_info(module._ivalue(), qualname, state);
   }
   AliasTracker& aliases() { return aliases_; }
   // Warns (Tracer::warn) about leaf and traced-through functions that matched
@@ -137,8 +138,10 @@ class TraceEngine {
   absl::Status run_get_attr(const jit::Node* n, Frame& frame);
   // prim::SetAttr: on an object made in the code; a module's is refused.
   absl::Status run_set_attr(const jit::Node* n, Frame& frame);
+  // `object` (a module object), first reached at `qualname`; `state` is the
+  // module that holds its state in gm's module tree.
   const ModuleInfo* module_info(const c10::intrusive_ptr<c10::ivalue::Object>& object,
-                                const std::string& qualname);
+                                const std::string& qualname, const Module& state);
   Node* parameter_node(const std::string& qualname);
   Node* tensor_constant_node(const at::Tensor& t);
 

@@ -56,8 +56,9 @@ void ProgramWalker::record_graph_meta(GraphModule& gm) {
 absl::Status ProgramWalker::prepare() { return build_root(); }
 
 absl::StatusOr<GraphModule> ProgramWalker::run() {
-  const ModuleInfo* root = info_for("");
-  for (auto& ext : tracer_.extensions()) ext->begin_trace(tracer_, ModuleRef(root));
+  absl::StatusOr<const ModuleInfo*> root = info_for("");
+  if (!root.ok()) return root.status();
+  for (auto& ext : tracer_.extensions()) ext->begin_trace(tracer_, ModuleRef(*root));
   if (absl::Status s = add_placeholders(); !s.ok()) return s;
   if (absl::Status s = walk(0, {}); !s.ok()) return s;
   if (next_ != graph_.nodes.size()) {

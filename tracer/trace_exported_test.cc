@@ -5,8 +5,10 @@
 // what tracer extensions see.
 #include <ATen/ATen.h>
 
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -111,10 +113,11 @@ TEST_P(ReadProgramTest, LooksLikeWhatEpModuleShows) {
   EXPECT_EQ(add_->target(), "aten::add_.Tensor");
   EXPECT_TRUE(add_->is_impure());
   // The root is a module tree of the program's own classes.
-  EXPECT_EQ(gm.root().type()->name()->name(), "LinearBN");
+  EXPECT_THAT(gm.root().type_name(), ::testing::EndsWith(".LinearBN"));
+  EXPECT_EQ(gm.root().class_name(), "LinearBN");
   auto lin = gm.get_submodule("lin");
   ASSERT_TRUE(lin.ok());
-  EXPECT_THAT(lin->type()->name()->qualifiedName(), HasSubstr("torch.nn.modules.linear"));
+  EXPECT_EQ((*lin)->type_name(), "torch.nn.modules.linear.Linear");
   EXPECT_TRUE(gm.get_attr("bn.running_mean").ok());
   // Where it came from.
   const MetaValue* source = gm.meta().find(kExportedProgramKey);
@@ -143,6 +146,65 @@ TEST_P(ReadProgramTest, ExecOrderIsTheOrderModulesAndParametersAreUsed) {
   GraphModule gm = read(GetParam(), "linear_bn", order);
   EXPECT_THAT(order->module_forward_order(), ElementsAre("", "lin", "bn"));
   EXPECT_THAT(order->param_forward_order(), ElementsAre("lin.weight", "lin.bias", "bn.weight", "bn.bias"));
+}
+
+// What hooks see of the program's modules: no TorchScript object, the
+// GraphModule's own modules, with the classes and parameters of the program.
+class ModuleRecorder : public TracerExtension {
+ public:
+  struct Seen {
+    std::string type_name;
+    const Module* state = nullptr;
+    bool has_object = false;
+    std::vector<std::string> parameters;
+    bool is_root = false;
+  };
+
+  void begin_trace(Tracer& tracer, const ModuleRef& root) override {
+    root_ = std::make_unique<ModuleRef>(root);
+    record(root);
+  }
+  absl::StatusOr<Argument> call_module(Tracer& tracer, const ModuleRef& m,
+                                       const ModuleForward& forward, const Arguments& args,
+                                       const Kwargs& kwargs, CallModuleNext next) override {
+    record(m);
+    return next(m, forward, args, kwargs);
+  }
+
+  std::map<std::string, Seen> seen;
+
+ private:
+  void record(const ModuleRef& m) {
+    Seen& s = seen[m.qualname()];
+    s.type_name = m.type_name();
+    s.state = &m.state();
+    s.has_object = m.has_object();
+    for (const auto& [name, tensor] : m.named_parameters()) s.parameters.push_back(name);
+    s.is_root = *root_ == m;
+  }
+
+  std::unique_ptr<ModuleRef> root_;
+};
+
+TEST_P(ReadProgramTest, HooksSeeTheGraphModulesModules) {
+  auto recorder = std::make_shared<ModuleRecorder>();
+  GraphModule gm = read(GetParam(), "linear_bn", recorder);
+  const auto& seen = recorder->seen;
+  ASSERT_EQ(seen.size(), 3u);
+  const ModuleRecorder::Seen& root = seen.at("");
+  EXPECT_THAT(root.type_name, ::testing::EndsWith(".LinearBN"));
+  EXPECT_EQ(root.state, &gm.root());
+  EXPECT_FALSE(root.has_object);
+  EXPECT_TRUE(root.is_root);
+  EXPECT_THAT(root.parameters, ElementsAre("lin.weight", "lin.bias", "bn.weight", "bn.bias"));
+  const ModuleRecorder::Seen& lin = seen.at("lin");
+  EXPECT_EQ(lin.type_name, "torch.nn.modules.linear.Linear");
+  EXPECT_EQ(lin.state, gm.get_submodule("lin")->get());
+  EXPECT_FALSE(lin.has_object);
+  EXPECT_FALSE(lin.is_root);
+  EXPECT_THAT(lin.parameters, ElementsAre("lin.weight", "lin.bias"));
+  EXPECT_EQ(seen.at("bn").type_name, "torch.nn.modules.batchnorm.BatchNorm1d");
+  EXPECT_THAT(seen.at("bn").parameters, ElementsAre("bn.weight", "bn.bias"));
 }
 
 TEST_P(ReadProgramTest, OutputsKeepTheirStructure) {

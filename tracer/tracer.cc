@@ -8,8 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/message_text.h"
+#include "core/naming.h"
 #include "core/printer.h"
 #include "core/well_known.h"
+#include "runtime/torchscript/script_functions.h"
+#include "runtime/torchscript/script_module.h"
 #include "runtime/value_conversion.h"
 #include "tracer/trace_engine.h"
 
@@ -143,11 +146,14 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
     return absl::NotFoundError(absl::StrCat("the module (", python_type_name(*module.type()),
                                             ") has no method '", options_.method, "' to trace"));
   }
-  GraphModule gm(module, std::make_unique<Graph>());
+  // The GraphModule holds the module's state as its own module tree; the
+  // trace walks the TorchScript objects, whose tensors the tree shares.
+  GraphModule gm(module_from_torchscript(module), std::make_unique<Graph>());
+  set_script_unit(gm, module._ivalue()->compilation_unit());
   current_ = &gm;
   absl::Cleanup done = [this] { current_ = nullptr; };
   TraceEngine engine(*this, gm);
-  const ModuleInfo* root_info = engine.root_info(module, "");
+  const ModuleInfo* root_info = engine.root_info(module, "", gm.root());
   for (auto& ext : extensions_) ext->begin_trace(*this, ModuleRef(root_info));
 
   // forward's arguments (after self) become placeholders.
@@ -229,10 +235,24 @@ absl::StatusOr<Argument> Tracer::trace_into(GraphModule& gm, absl::string_view m
                                             const Arguments& args, const Kwargs& kwargs) {
   auto sub = gm.get_submodule(module_path);
   if (!sub.ok()) return sub.status();
+  const std::string shown = module_path.empty() ? std::string("the root module")
+                                                : absl::StrCat("module '", module_path, "'");
+  if (torchscript_class(**sub) == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        shown, " (", (*sub)->type_name(), ") has no TorchScript code (it was not read from a "
+        "TorchScript file), so its forward cannot be traced"));
+  }
+  // The body is TorchScript code: it runs on an object of the module's class
+  // holding the module's slots as they are now.
+  auto object = torchscript_object(**sub);
+  if (!object.ok()) {
+    return absl::Status(object.status().code(),
+                        absl::StrCat("cannot trace ", shown, ": ", object.status().message()));
+  }
   absl::Cleanup restore = [this, saved = current_] { current_ = saved; };
   current_ = &gm;
   TraceEngine engine(*this, gm);
-  const ModuleInfo* info = engine.root_info(*sub, std::string(module_path));
+  const ModuleInfo* info = engine.root_info(*object, std::string(module_path), **sub);
   // The caller's values: the caller may read them again after this body, so
   // in-place operations on them stay in place.
   for_each_node(args, [&](Node* n) { engine.aliases().mark_external(n); });

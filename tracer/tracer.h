@@ -201,7 +201,11 @@ class FX_API Tracer : public TracerBase {
   const TraceOptions& options() const { return options_; }
   TraceOptions& mutable_options() { return options_; }
 
-  // Traces `root.<options.method>` into a new GraphModule whose root is `root`.
+  // Traces `root.<options.method>` into a new GraphModule whose root holds
+  // `root`'s state (module_from_torchscript: a module tree of its own sharing
+  // `root`'s tensors, each module's code its TorchScript class), with the
+  // model's compilation unit recorded (set_script_unit) for the leaf
+  // functions the graph calls.
   absl::StatusOr<GraphModule> trace(const torch::jit::Module& root);
 
   // Reads a torch.export program (exported_program/archive.h) into a new
@@ -239,7 +243,9 @@ class FX_API Tracer : public TracerBase {
   // root itself) into `gm`'s graph at its insertion point, with `args` and
   // `kwargs` as its inputs, and returns the value it computes. This is how a
   // call_module node is inlined (seed 000's GraphAppendingTracer recipe).
-  // Extensions take part; begin_trace/end_trace are not called.
+  // The module must have TorchScript code (read from a .pt); its body runs
+  // on its slots as they are now. Extensions take part; begin_trace/end_trace
+  // are not called.
   absl::StatusOr<Argument> trace_into(GraphModule& gm, absl::string_view module_path,
                                       const Arguments& args, const Kwargs& kwargs = {});
 

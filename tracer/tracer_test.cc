@@ -3,10 +3,16 @@
 
 #include <ATen/ATen.h>
 
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "core/printer.h"
 #include "core/testing/graph_listing.h"
 #include "runtime/plan/execution_plan.h"
+#include "runtime/torchscript/script_functions.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
@@ -298,6 +304,60 @@ TEST(TracerTest, ModuleRefDescribesTheClass) {
       *m.attr("layer2").toObject()->getAttr("0").toObject()->type());
   EXPECT_EQ(block.type_name, "torchvision.models.resnet.BasicBlock");
   EXPECT_FALSE(block.is_torch_nn);
+  // By class name (a torch.export program's modules have no TorchScript type).
+  const ModuleClass& by_name = module_class_of("torch.nn.modules.container.Sequential");
+  EXPECT_EQ(by_name.class_name, "Sequential");
+  EXPECT_TRUE(by_name.is_container);
+  EXPECT_EQ(&module_class_of(std::string("torch.nn.modules.container.Sequential")), &by_name);
+  EXPECT_FALSE(describe_module_class("torch.nn.modules.conv.Conv2d").is_container);
+  EXPECT_TRUE(describe_module_class("torch.nn.modules.conv.Conv2d").is_torch_nn);
+}
+
+// The modules hooks see are the GraphModule's own, with the TorchScript
+// object the trace walks.
+class StateRecorder : public TracerExtension {
+ public:
+  void begin_trace(Tracer&, const ModuleRef& root) override {
+    root_ = std::make_unique<ModuleRef>(root);
+    record(root);
+  }
+  absl::StatusOr<Argument> call_module(Tracer& t, const ModuleRef& m, const ModuleForward& f,
+                                       const Arguments& args, const Kwargs& kwargs,
+                                       CallModuleNext next) override {
+    record(m);
+    return next(m, f, args, kwargs);
+  }
+
+  std::map<std::string, const Module*> states;
+  std::map<std::string, std::vector<std::string>> parameters;
+  std::map<std::string, bool> is_root;
+
+ private:
+  void record(const ModuleRef& m) {
+    EXPECT_TRUE(m.has_object()) << m.qualname();
+    states[m.qualname()] = &m.state();
+    for (const auto& [name, tensor] : m.named_parameters()) parameters[m.qualname()].push_back(name);
+    is_root[m.qualname()] = *root_ == m;
+  }
+
+  std::unique_ptr<ModuleRef> root_;
+};
+
+TEST(TracerTest, ModuleRefsAreTheGraphModulesModules) {
+  auto recorder = std::make_shared<StateRecorder>();
+  Tracer tracer;
+  tracer.add_extension(recorder);
+  auto gm = tracer.trace(testing::load_fixture("my_module.pt"));
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  EXPECT_EQ(recorder->states.at(""), &gm->root());
+  EXPECT_EQ(recorder->states.at("linear"), gm->get_submodule("linear")->get());
+  EXPECT_TRUE(recorder->is_root.at(""));
+  EXPECT_FALSE(recorder->is_root.at("linear"));
+  EXPECT_THAT(recorder->parameters.at(""), ElementsAre("param", "linear.weight", "linear.bias"));
+  EXPECT_THAT(recorder->parameters.at("linear"), ElementsAre("linear.weight", "linear.bias"));
+  EXPECT_EQ(gm->root().class_name(), "MyModule");
+  // The trace records the model's code for the functions the graph calls.
+  EXPECT_NE(script_unit(*gm), nullptr);
 }
 
 TEST(TracerTest, TraceIntoInlinesASubmoduleCall) {
@@ -442,7 +502,8 @@ def forward(self, x):
   EXPECT_EQ(gm->graph().find_nodes(Op::kCallFunction, "aten::mul.Scalar").size(), 3u)
       << format_graph(gm->graph());
   testing::expect_runs_like_the_module(*gm, m, {at::randn({3})});
-  m.setattr("weight", at::ones({4}));
+  ASSERT_TRUE(gm->root().set_value("weight", at::ones({4})).ok());
+  gm->touch();
   auto plan = ExecutionPlan::compile(*gm);  // reads the parameter afresh
   ASSERT_TRUE(plan.ok()) << plan.status();
   auto refused = (*plan)->run({at::randn({3})});

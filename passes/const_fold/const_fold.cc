@@ -88,11 +88,8 @@ absl::flat_hash_set<const void*> written_storages(const GraphModule& gm) {
     } else if (n->op() == Op::kCallModule) {
       auto m = gm.get_submodule(n->target());
       if (!m.ok()) continue;
-      for (const auto& p : m->named_parameters(/*recurse=*/true)) {
-        written.insert(storage_identity(p.value));
-      }
-      for (const auto& b : m->named_buffers(/*recurse=*/true)) {
-        written.insert(storage_identity(b.value));
+      for (const auto& [name, tensor] : (*m)->named_tensors()) {
+        written.insert(storage_identity(tensor));
       }
     }
   }

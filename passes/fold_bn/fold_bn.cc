@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,15 +18,15 @@
 #include "passes/support/tensor_readers.h"
 #include "passes/support/value_writes.h"
 #include "runtime/graph_module.h"
+#include "runtime/module.h"
 
 namespace fx {
 namespace {
 
 // The class name ("Conv2d") of one of torch.nn's modules, else "".
-std::string torch_nn_class(const torch::jit::Module& m) {
-  const auto& name = m.type()->name();
-  if (!name || !absl::StrContains(name->qualifiedName(), "torch.nn.modules.")) return "";
-  return name->name();
+std::string torch_nn_class(const Module& m) {
+  if (!absl::StrContains(m.type_name(), "torch.nn.modules.")) return "";
+  return m.class_name();
 }
 
 // The rank of a node's value from its tensor_meta (shape_prop's, or a
@@ -83,9 +84,16 @@ ReadTensor read_tensor(const GraphModule& gm, const Argument* arg, absl::string_
   return out;
 }
 
-std::optional<at::Tensor> module_tensor(const torch::jit::Module& m, const char* name) {
-  if (!m.hasattr(name)) return std::nullopt;
-  c10::IValue v = m.attr(name);
+// The value of `m`'s parameter, buffer or attribute `name`; None when it has
+// none (or `name` is a submodule).
+c10::IValue module_value(const Module& m, const char* name) {
+  const Module::Slot* slot = m.find(name);
+  if (slot == nullptr || slot->kind == SlotKind::kModule) return c10::IValue();
+  return slot->value;
+}
+
+std::optional<at::Tensor> module_tensor(const Module& m, const char* name) {
+  c10::IValue v = module_value(m, name);
   if (!v.isTensor()) return std::nullopt;
   return v.toTensor();
 }
@@ -150,20 +158,21 @@ bool is_batch_norm(const GraphModule& gm, const Node& n) {
   if (n.op() == Op::kCallFunction) return batch_norm_layout(n.target()).has_value();
   if (n.op() != Op::kCallModule) return false;
   auto m = gm.get_submodule(n.target());
-  return m.ok() && absl::StartsWith(torch_nn_class(*m), "BatchNorm");
+  return m.ok() && absl::StartsWith(torch_nn_class(**m), "BatchNorm");
 }
 
 BatchNorm read_module_batch_norm(const GraphModule& gm, Node& n) {
   BatchNorm bn;
   bn.node = &n;
   bn.results = {&n};
-  torch::jit::Module m = *gm.get_submodule(n.target());
+  const std::shared_ptr<Module> module = *gm.get_submodule(n.target());
+  const Module& m = *module;
   if (n.args().size() != 1 || !n.kwargs().empty() || !n.args()[0].is_node()) {
     bn.error = "it is not called with one tensor";
     return bn;
   }
   bn.input = n.args()[0].to_node();
-  bn.training = m.hasattr("training") && m.attr("training").isBool() && m.attr("training").toBool();
+  bn.training = m.training();
   bn.weight = module_tensor(m, "weight");
   bn.bias = module_tensor(m, "bias");
   std::optional<at::Tensor> mean = module_tensor(m, "running_mean");
@@ -174,11 +183,12 @@ BatchNorm read_module_batch_norm(const GraphModule& gm, Node& n) {
   }
   bn.mean = *mean;
   bn.var = *var;
-  if (!m.hasattr("eps") || !m.attr("eps").isDouble()) {
+  const c10::IValue eps = module_value(m, "eps");
+  if (!eps.isDouble()) {
     bn.error = "its eps is not a float";
     return bn;
   }
-  bn.eps = m.attr("eps").toDouble();
+  bn.eps = eps.toDouble();
   bn.checked_rank = checked_rank_of_class(torch_nn_class(m));
   return bn;
 }
@@ -254,7 +264,7 @@ BatchNorm read_function_batch_norm(const GraphModule& gm, Node& n) {
       dim_checked |= (user->op() == Op::kCallFunction && user->target() == "aten::dim") ||
                      (user->op() == Op::kCallMethod && user->target() == "dim");
     }
-    if (owner.ok() && dim_checked) bn.checked_rank = checked_rank_of_class(torch_nn_class(*owner));
+    if (owner.ok() && dim_checked) bn.checked_rank = checked_rank_of_class(torch_nn_class(**owner));
   }
   return bn;
 }
@@ -269,7 +279,7 @@ struct Layer {
   Node* weight_node = nullptr;  // get_attr nodes (call_function layers)
   Node* bias_node = nullptr;
   // call_module layers: the module, and the convolution's hyperparameters.
-  std::optional<torch::jit::Module> module;
+  std::shared_ptr<const Module> module;
   std::string error;
 };
 
@@ -294,7 +304,7 @@ Layer read_layer(const GraphModule& gm, Node& n) {
   layer.node = &n;
   if (n.op() == Op::kCallModule) {
     auto m = gm.get_submodule(n.target());
-    const std::string cls = m.ok() ? torch_nn_class(*m) : "";
+    const std::string cls = m.ok() ? torch_nn_class(**m) : "";
     if (cls != "Conv1d" && cls != "Conv2d" && cls != "Conv3d" && cls != "Linear") {
       layer.error = "its input does not come from a convolution or linear layer";
       return layer;
@@ -305,16 +315,16 @@ Layer read_layer(const GraphModule& gm, Node& n) {
     }
     layer.linear = cls == "Linear";
     layer.module = *m;
-    std::optional<at::Tensor> weight = module_tensor(*m, "weight");
+    std::optional<at::Tensor> weight = module_tensor(**m, "weight");
     if (!weight) {
       layer.error = absl::StrCat("'", n.target(), "' has no weight tensor");
       return layer;
     }
     layer.weight = *weight;
-    layer.bias = module_tensor(*m, "bias");
+    layer.bias = module_tensor(**m, "bias");
     layer.weight_name = absl::StrCat(n.target(), ".weight");
-    if (!layer.linear && (!m->hasattr("padding_mode") || !m->attr("padding_mode").isString() ||
-                          m->attr("padding_mode").toStringRef() != "zeros")) {
+    const c10::IValue padding_mode = module_value(**m, "padding_mode");
+    if (!layer.linear && (!padding_mode.isString() || padding_mode.toStringRef() != "zeros")) {
       layer.error = absl::StrCat("'", n.target(), "' pads other than with zeros");
     }
     return layer;
@@ -489,17 +499,17 @@ absl::StatusOr<Node*> layer_as_function(Graph& graph, const Layer& layer, Node* 
     return graph.create_node(Op::kCallFunction, "aten::linear", {input, weight, bias}, {}, name,
                              layer.node->type());
   }
-  const torch::jit::Module& m = *layer.module;
+  const Module& m = *layer.module;
   const std::string prefix = absl::StrCat(layer.node->target(), ".");
-  auto stride = int_list(m.attr("stride"), prefix + "stride");
-  auto dilation = int_list(m.attr("dilation"), prefix + "dilation");
+  auto stride = int_list(module_value(m, "stride"), prefix + "stride");
+  auto dilation = int_list(module_value(m, "dilation"), prefix + "dilation");
   if (!stride.ok()) return stride.status();
   if (!dilation.ok()) return dilation.status();
-  const c10::IValue groups = m.attr("groups");
+  const c10::IValue groups = module_value(m, "groups");
   if (!groups.isInt()) {
     return absl::InvalidArgumentError(absl::StrCat("fold_bn: ", prefix, "groups is not an int"));
   }
-  const c10::IValue padding_value = m.attr("padding");
+  const c10::IValue padding_value = module_value(m, "padding");
   std::string target = absl::StrCat("aten::conv", layer.weight.dim() - 2, "d");
   Argument padding;
   if (padding_value.isString()) {

@@ -51,7 +51,7 @@ int count_batch_norms(const GraphModule& gm) {
   for (const Node* n : gm.graph().nodes()) {
     if (n->op() == Op::kCallModule) {
       auto m = gm.get_submodule(n->target());
-      if (m.ok() && m->type()->name()->name().rfind("BatchNorm", 0) == 0) ++count;
+      if (m.ok() && (*m)->class_name().rfind("BatchNorm", 0) == 0) ++count;
     }
     if (n->op() == Op::kCallFunction && n->target().find("batch_norm") != std::string::npos) {
       ++count;

@@ -75,9 +75,9 @@ bool Inline::chosen(GraphModule& module, const Node& node) const {
   if (types->empty()) return false;
   auto sub = module.get_submodule(node.target());
   if (!sub.ok()) return false;
-  const ModuleClass cls = describe_module_class(*sub->type());
+  const std::string class_name = (*sub)->class_name();
   return std::any_of(types->begin(), types->end(), [&](const std::string& t) {
-    return t == cls.class_name || t == cls.type_name;
+    return t == class_name || t == (*sub)->type_name();
   });
 }
 
@@ -168,9 +168,8 @@ void Inline::warn_about_unmatched_names(GraphModule& module, PassContext& contex
   for (const Node* n : module.graph().find_nodes(Op::kCallModule)) {
     targets.push_back(n->target());
     if (auto sub = module.get_submodule(n->target()); sub.ok()) {
-      const ModuleClass cls = describe_module_class(*sub->type());
-      classes.push_back(cls.class_name);
-      classes.push_back(cls.type_name);
+      classes.push_back((*sub)->class_name());
+      classes.push_back((*sub)->type_name());
     }
   }
   auto contains = [](const std::vector<std::string>& v, const std::string& x) {

@@ -251,16 +251,14 @@ class MetaRun : public Interpreter {
 absl::Status propagate_on_meta(GraphModule& module, const std::vector<c10::IValue>& inputs,
                                Results& results, std::vector<std::string>& fallbacks) {
   ensure_meta_kernels();
-  // The module's state on the meta device, its classes and methods shared.
-  torch::jit::Module meta_root = module_on_meta(module.root());
+  // The module's state on the meta device, its code and script functions shared.
   NodeMap copy_of;
-  GraphModule meta_module(meta_root, module.graph().copy(&copy_of), module.class_name());
+  GraphModule meta_module(module_on_meta(module.root()), module.graph().copy(&copy_of),
+                          module.class_name());
   for (const auto& [name, value] : module.own_attributes()) {
     if (absl::Status s = meta_module.add_attribute(name, state_to_meta(value)); !s.ok()) return s;
   }
-  for (const auto& [target, functions] : module.functions()) {
-    for (const torch::jit::StrongFunctionPtr& f : functions) meta_module.add_function(target, f);
-  }
+  meta_module.set_script_functions(module.script_functions());
   absl::flat_hash_map<const Node*, const Node*> original_of;
   for (const auto& [original, copy] : copy_of) original_of.emplace(copy, original);
 

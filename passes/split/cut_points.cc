@@ -20,6 +20,7 @@
 #include "core/well_known.h"
 #include "passes/support/state_shadow.h"
 #include "runtime/interpreter/interpreter.h"
+#include "runtime/module.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {
@@ -117,10 +118,12 @@ absl::StatusOr<Profile> profile(GraphModule& gm, const std::vector<c10::IValue>&
   return p;
 }
 
-double module_bytes(const torch::jit::Module& m) {
+// The bytes of the tensors `m` holds at any depth, each tensor once.
+double module_bytes(const Module& m) {
   double sum = 0;
-  for (const at::Tensor& t : m.parameters()) sum += static_cast<double>(t.numel() * t.element_size());
-  for (const at::Tensor& t : m.buffers()) sum += static_cast<double>(t.numel() * t.element_size());
+  for (const auto& [name, t] : m.named_tensors()) {
+    sum += static_cast<double>(t.numel() * t.element_size());
+  }
   return sum;
 }
 
@@ -133,7 +136,7 @@ std::vector<double> parameter_costs(const GraphModule& gm, const StagedNodes& no
     if (const GraphModule* sub = gm.graph_submodule(n.target())) {
       cost[k] = module_bytes(sub->root());
     } else if (auto m = gm.get_submodule(n.target()); m.ok()) {
-      cost[k] = module_bytes(*m);
+      cost[k] = module_bytes(**m);
     }
   }
   // A get_attr's tensor counts at its first staged reader.

@@ -16,8 +16,7 @@ TensorReaders::TensorReaders(const GraphModule& gm) {
     } else if (n->op() == Op::kCallModule) {
       auto m = gm.get_submodule(n->target());
       if (!m.ok()) continue;
-      for (const auto& p : m->named_parameters(/*recurse=*/true)) add(p.value, *n);
-      for (const auto& b : m->named_buffers(/*recurse=*/true)) add(b.value, *n);
+      for (const auto& [name, tensor] : (*m)->named_tensors()) add(tensor, *n);
     }
   }
 }

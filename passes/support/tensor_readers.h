@@ -30,7 +30,7 @@ class FX_API TensorReaders {
 
   // The nodes that read `t`'s storage, in graph order, once per read: get_attr
   // nodes that are used, and call_module nodes whose submodule holds it (as a
-  // parameter or buffer, at any depth).
+  // parameter, buffer or tensor attribute, at any depth).
   const std::vector<const Node*>& readers(const at::Tensor& t) const;
 
  private:

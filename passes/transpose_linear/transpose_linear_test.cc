@@ -43,7 +43,7 @@ struct LinearModel {
 };
 
 LinearModel linear_model(bool with_bias, const std::string& extra = "") {
-  torch::jit::Module root = empty_module("M");
+  std::shared_ptr<Module> root = empty_module("M");
   at::Tensor w = at::randn({5, 4});
   at::Tensor b = at::randn({5});
   auto graph = std::make_unique<Graph>();
@@ -137,7 +137,7 @@ TEST(TransposeLinearTest, AWeightStoredTransposedAlreadyIsLeftAsItIs) {
 }
 
 TEST(TransposeLinearTest, TwoLinearsOfOneWeightShareOneCopy) {
-  torch::jit::Module root = empty_module("M");
+  std::shared_ptr<Module> root = empty_module("M");
   auto graph = std::make_unique<Graph>();
   Node* x = graph->placeholder("x");
   Node* w = graph->get_attr("w");
@@ -162,7 +162,7 @@ TEST(TransposeLinearTest, TwoLinearsOfOneWeightShareOneCopy) {
 // Two weights that are views of one storage (halves of one packed
 // parameter) are two weights: each gets its own transposed copy.
 TEST(TransposeLinearTest, ViewsOfOneStorageAreTransposedEach) {
-  torch::jit::Module root = empty_module("M");
+  std::shared_ptr<Module> root = empty_module("M");
   auto graph = std::make_unique<Graph>();
   Node* x = graph->placeholder("x");
   Node* y1 = graph->create_node(Op::kCallFunction, "aten::linear", {x, graph->get_attr("w1")});

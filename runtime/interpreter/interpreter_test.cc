@@ -2,11 +2,11 @@
 #include "runtime/interpreter/interpreter.h"
 
 #include <ATen/ATen.h>
-#include <torch/csrc/jit/api/compilation_unit.h>
 
 #include "core/printer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/torchscript/script_module.h"
 #include "tests/testing/fixtures.h"
 
 namespace fx {
@@ -14,10 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-torch::jit::Module empty_module() {
-  return torch::jit::Module(c10::QualifiedName("__torch__.Empty"),
-                            std::make_shared<torch::jit::CompilationUnit>());
-}
+std::shared_ptr<Module> empty_module() { return fx::empty_module("Empty"); }
 
 at::Tensor run_tensor(GraphModule& gm, std::vector<c10::IValue> inputs) {
   auto out = gm(std::move(inputs));
@@ -67,7 +64,7 @@ TEST(InterpreterTest, SeedMyModuleGraphComputesWhatTheModuleDoes) {
   Node* sum = g->call_function("torch.sum", {relu}, {{"dim", -1}});
   Node* topk = g->call_function("torch.topk", {sum, 3});
   g->output(topk);
-  GraphModule gm(m, std::move(g));
+  GraphModule gm(module_from_torchscript(m), std::move(g));
   ASSERT_TRUE(gm.lint().ok()) << gm.lint();
   at::Tensor in = at::rand({5, 4});
   auto out = gm({in});

@@ -20,6 +20,8 @@
 #include "core/python_operators.h"
 #include "core/well_known.h"
 #include "runtime/plan/execution_plan.h"
+#include "runtime/torchscript/script_functions.h"
+#include "runtime/torchscript/script_module.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {
@@ -502,11 +504,11 @@ absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node
         } else if (node.target().find('.') != std::string::npos) {
           return node_error(node, op.status().message());
         }
-      } else if (!gm.find_functions(node.target()).empty()) {
+      } else if (has_script_function(gm, node.target())) {
         // A leaf function the tracer recorded: run through its body.
-        t.function_overloads = gm.find_functions(node.target());
+        t.function_overloads = find_script_functions(gm, node.target());
         if (t.function_overloads.size() == 1) t.function = t.function_overloads[0];
-      } else if (auto cu = gm.root()._ivalue()->compilation_unit()) {
+      } else if (auto cu = script_unit(gm)) {
         // A function of the model's code, by name.
         const std::string name = absl::StartsWith(node.target(), "__torch__.")
                                      ? node.target()
@@ -523,7 +525,10 @@ absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node
         t.graph_module = graph_module;
         break;
       }
-      auto sub = gm.get_submodule(node.target());
+      auto state = gm.get_submodule(node.target());
+      if (!state.ok()) return node_error(node, state.status().message());
+      // The module's code runs on its slots as they are now.
+      auto sub = torchscript_object(**state);
       if (!sub.ok()) return node_error(node, sub.status().message());
       if (const MetaValue* named = node.meta().find(kModuleMethodKey);
           named != nullptr && named->is_string()) {

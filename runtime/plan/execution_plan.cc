@@ -28,18 +28,18 @@ ExecutionPlan::~ExecutionPlan() = default;
 
 namespace {
 
-// A module's state on `device`: a deep copy moved there, or the module itself
-// when it is already there. (Module::to cannot move parameters to the meta
-// device: it swaps their data, which a meta tensor has none of.)
-torch::jit::Module on_device(const torch::jit::Module& module, const c10::Device& device) {
+// A module's state on `device`: a copy whose tensors are there, or the module
+// itself when they all are.
+std::shared_ptr<Module> on_device(const std::shared_ptr<Module>& module, const c10::Device& device) {
   bool elsewhere = false;
-  for (const at::Tensor& p : module.parameters()) elsewhere |= p.device() != device;
-  for (const at::Tensor& b : module.buffers()) elsewhere |= b.device() != device;
+  for (const auto& [name, t] : module->named_tensors()) elsewhere |= t.device() != device;
   if (!elsewhere) return module;
-  if (device.is_meta()) return module_on_meta(module);
-  torch::jit::Module copy = module.clone();
-  copy.to(device);
-  return copy;
+  if (device.is_meta()) return module_on_meta(*module);
+  return module->with_tensors([&](const at::Tensor& t) {
+    at::Tensor moved = t.to(device);
+    // A parameter stays a leaf, as Module.to keeps it.
+    return t.is_leaf() && t.requires_grad() ? moved.detach().requires_grad_(true) : moved;
+  });
 }
 
 c10::IValue value_on_device(const c10::IValue& value, const c10::Device& device) {
@@ -106,9 +106,9 @@ absl::StatusOr<std::shared_ptr<const ExecutionPlan>> ExecutionPlan::compile(
   if (absl::Status s = gm.lint(); !s.ok()) return s;
   if (options.device.is_meta()) ensure_meta_kernels();
   // The plan's own module: a copy of the graph, the root's state on the device.
-  torch::jit::Module root;
+  std::shared_ptr<Module> root;
   try {
-    root = on_device(gm.root(), options.device);
+    root = on_device(gm.shared_root(), options.device);
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("cannot place the model's state on ",
                                                    options.device.str(), ": ",
@@ -121,9 +121,7 @@ absl::StatusOr<std::shared_ptr<const ExecutionPlan>> ExecutionPlan::compile(
       return s;
     }
   }
-  for (const auto& [target, functions] : gm.functions()) {
-    for (const torch::jit::StrongFunctionPtr& f : functions) module.add_function(target, f);
-  }
+  module.set_script_functions(gm.script_functions());
   for (const auto& [name, sub] : gm.graph_submodules()) {
     if (absl::Status s = module.add_graph_submodule(name, sub); !s.ok()) return s;
   }

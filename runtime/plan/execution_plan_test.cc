@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "runtime/devices.h"
 #include "runtime/interpreter/interpreter.h"
+#include "runtime/torchscript/script_module.h"
 
 namespace fx {
 namespace {
@@ -307,8 +308,8 @@ TEST(ExecutionPlanTest, FourThreadsOnOnePlanGetWhatOneThreadGets) {
 // which a tensor parameter takes wrapped, is converted at run time. A weight
 // every reader took as a constant costs no step.
 TEST(ExecutionPlanTest, ExactOverloadsConvertOnlyWrappedNumbers) {
-  torch::jit::Module root = empty_module("Root");
-  root.register_parameter("w", at::rand({4, 8}), /*is_buffer=*/false);
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_parameter("w", at::rand({4, 8})).ok());
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");
   Node* rows = g->call_function("aten::size.int", {x, 0});
@@ -321,7 +322,7 @@ TEST(ExecutionPlanTest, ExactOverloadsConvertOnlyWrappedNumbers) {
     const at::Tensor x_value = at::rand({4, 8});
     const at::Tensor want = interpreter.run({x_value})->toTensor();
     EXPECT_TRUE(at::allclose(run_tensor(*plan, {x_value}), want)) << "run " << run;
-    EXPECT_TRUE(at::allclose(want, x_value * root.attr("w").toTensor() + 4));
+    EXPECT_TRUE(at::allclose(want, x_value * root->get_attr("w")->toTensor() + 4));
   }
   ASSERT_EQ(plan->stats().size(), 1u);
   const PlanStats stats = plan->stats()[0];
@@ -482,8 +483,8 @@ TEST(ExecutionPlanTest, AListOfTensorsReachesALeafModuleAsItsDeclaredType) {
   torch::jit::Module head(c10::QualifiedName("__torch__.test.Head"),
                           std::make_shared<torch::jit::CompilationUnit>());
   head.define("def forward(self, xs: List[Tensor]):\n    return xs[0] + xs[1]\n");
-  torch::jit::Module root = empty_module("Root");
-  root.register_module("head", head);
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("head", module_from_torchscript(head)).ok());
   auto g = std::make_unique<Graph>();
   Node* xs = g->placeholder("xs");
   g->output(g->call_module("head", {xs}));
@@ -506,10 +507,10 @@ TEST(ExecutionPlanTest, RunsAModelWithParametersAndSubmodulesOnTheMetaDevice) {
                           std::make_shared<torch::jit::CompilationUnit>());
   conv.register_parameter("weight", at::rand({2, 3, 3, 3}), /*is_buffer=*/false);
   conv.define("def forward(self, x):\n    return torch.conv2d(x, self.weight)\n");
-  torch::jit::Module root = empty_module("Root");
-  root.register_module("conv", conv);
-  root.register_parameter("scale", at::rand({1}), /*is_buffer=*/false);
-  root.register_buffer("shift", at::rand({1}));
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("conv", module_from_torchscript(conv)).ok());
+  ASSERT_TRUE(root->register_parameter("scale", at::rand({1})).ok());
+  ASSERT_TRUE(root->register_buffer("shift", at::rand({1})).ok());
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");
   Node* y = g->call_module("conv", {x});
@@ -523,8 +524,7 @@ TEST(ExecutionPlanTest, RunsAModelWithParametersAndSubmodulesOnTheMetaDevice) {
   const at::Tensor out = run_tensor(**plan, {at::empty({1, 3, 8, 8}, at::device(c10::kMeta))});
   EXPECT_TRUE(out.is_meta());
   EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{1, 2, 6, 6}));
-  for (const at::Tensor& t : root.parameters()) EXPECT_TRUE(t.is_cpu());
-  for (const at::Tensor& t : root.buffers()) EXPECT_TRUE(t.is_cpu());
+  for (const auto& [name, t] : root->named_tensors()) EXPECT_TRUE(t.is_cpu()) << name;
 }
 
 TEST(ExecutionPlanTest, CudaWithoutCudaSaysWhyAndHow) {

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "runtime/plan/execution_plan.h"
 #include "runtime/interpreter/interpreter.h"
+#include "runtime/torchscript/script_functions.h"
 
 namespace fx {
 namespace {
@@ -67,7 +68,7 @@ Model model(const std::string& target, const std::vector<std::string>& functions
   Node* call = g->call_function(target, args(x, y, s));
   g->output(call);
   GraphModule gm(empty_module("M"), std::move(g));
-  for (const std::string& f : functions) gm.add_function(target, function(f));
+  for (const std::string& f : functions) add_script_function(gm, target, function(f));
   return {std::move(gm), call};
 }
 

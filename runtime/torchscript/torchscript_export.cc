@@ -28,6 +28,8 @@
 #include "core/naming.h"
 #include "core/printer.h"
 #include "core/well_known.h"
+#include "runtime/torchscript/script_functions.h"
+#include "runtime/torchscript/script_module.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {
@@ -135,14 +137,14 @@ class ExportResolver : public jit::Resolver {
         prefixes_.insert(prefix);
       }
     };
-    for (const auto& [target, functions] : gm.functions()) add_prefixes(target);
+    for (const auto& [target, functions] : script_functions_by_target(gm)) add_prefixes(target);
     // Functions a value's name shadows are called through a namespace (printer.h).
     namespace_ = torchscript_function_namespace(gm.graph());
     prefixes_.insert(namespace_);
     // NamedTuple classes the graph constructs, as the model's code defines them.
+    const std::shared_ptr<jit::CompilationUnit> cu = script_unit(gm);
     std::function<void(const Argument&)> visit = [&](const Argument& a) {
-      if (a.is_named_tuple() && !named_tuples_.contains(a.tuple_type_name())) {
-        const auto cu = gm.root()._ivalue()->compilation_unit();
+      if (cu != nullptr && a.is_named_tuple() && !named_tuples_.contains(a.tuple_type_name())) {
         if (auto type = cu->get_named_tuple(
                 c10::QualifiedName(torchscript_class_name(a.tuple_type_name())))) {
           named_tuples_.emplace(a.tuple_type_name(), type);
@@ -203,7 +205,8 @@ SugaredValuePtr ExportResolver::lookup(const std::string& path, const jit::Sourc
   if (absl::ConsumePrefix(&unqualified, namespace_) && absl::ConsumePrefix(&unqualified, ".")) {
     return lookup(std::string(unqualified), loc, m);
   }
-  if (auto it = gm_.functions().find(path); it != gm_.functions().end()) {
+  const auto& functions = script_functions_by_target(gm_);
+  if (auto it = functions.find(path); it != functions.end()) {
     return std::make_shared<jit::FunctionValue>(it->second);
   }
   if (auto it = named_tuples_.find(path); it != named_tuples_.end()) {
@@ -379,7 +382,7 @@ absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
                          absl::StartsWith(target, "torch.") ||
                          absl::StartsWith(target, "operator.") || target == kGetAttrTarget ||
                          target == kAssertIsNotNoneTarget ||
-                         gm.functions().contains(target);
+                         has_script_function(gm, target);
       if (!known && target.find('.') != std::string::npos) {
         return absl::InvalidArgumentError(absl::StrCat(
             "cannot export node '", n->name(), "' to TorchScript: it calls ", target,
@@ -388,12 +391,19 @@ absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
             "GraphModule::add_function it)"));
       }
     }
-    if (n->op() == Op::kCallModule) {
+    if (n->op() == Op::kCallModule && gm.graph_submodule(n->target()) == nullptr) {
       auto module = gm.get_submodule(n->target());
       const MetaValue* method = n->meta().find(kModuleMethodKey);
       const std::string name =
           method != nullptr && method->is_string() ? method->to_string() : "forward";
-      if (module.ok() && !module->find_method(name)) {
+      const TorchScriptClass* code = module.ok() ? torchscript_class(**module) : nullptr;
+      if (module.ok() && code == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cannot export node '", n->name(), "' to TorchScript: it calls module ", n->target(),
+            " (", (*module)->type_name(), "), which has no TorchScript code (it was not read "
+            "from a TorchScript file)"));
+      }
+      if (code != nullptr && code->type()->findMethod(name) == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat(
             "cannot export node '", n->name(), "' to TorchScript: it calls module ", n->target(),
             ", which has no TorchScript method ", name,
@@ -413,10 +423,11 @@ std::unique_ptr<Graph> graph_for_torchscript(const GraphModule& gm) {
   for (Node* n : copy->nodes()) {
     if (n->op() == Op::kCallModule && !n->meta().contains(kModuleMethodKey)) {
       auto module = gm.get_submodule(n->target());
-      if (module.ok() && !module->find_method("forward")) {
+      const TorchScriptClass* code = module.ok() ? torchscript_class(**module) : nullptr;
+      if (code != nullptr && code->type()->findMethod("forward") == nullptr) {
         std::vector<std::string> overloads;
-        for (const auto& m : module->get_methods()) {
-          if (absl::StartsWith(m.name(), "forward__")) overloads.push_back(m.name());
+        for (const jit::Function* m : code->type()->methods()) {
+          if (absl::StartsWith(m->name(), "forward__")) overloads.push_back(m->name());
         }
         if (overloads.size() == 1) n->meta().set(kModuleMethodKey, overloads[0]);
       }
@@ -481,18 +492,6 @@ class SourceByLine {
       sources_;
 };
 
-// A module built by the exporter (the root and the modules holding what is
-// referenced below it) gets the `training` flag every nn.Module has.
-void add_training_flags(torch::jit::Module& root, bool training) {
-  const auto cu = root._ivalue()->compilation_unit();
-  for (torch::jit::Module m : root.modules()) {
-    if (m._ivalue()->compilation_unit() != cu) continue;  // a module of the model, as it was
-    if (!m._ivalue()->type()->hasAttribute("training")) {
-      m.register_attribute("training", c10::BoolType::get(), training);
-    }
-  }
-}
-
 }  // namespace
 
 std::string torchscript_source(const GraphModule& gm) {
@@ -506,15 +505,14 @@ absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm) 
   const std::string source = python_code(*graph, CodeDialect::kTorchScript);
   auto holder = GraphModule::from_referenced(gm, std::move(graph), gm.class_name());
   if (!holder.ok()) return holder.status();
-  torch::jit::Module root = holder->root();
+  // The root and the modules holding what is referenced below it get new
+  // classes; modules read from TorchScript keep theirs.
+  auto made = torchscript_object(holder->root(), std::make_shared<jit::CompilationUnit>());
+  if (!made.ok()) return made.status();
+  torch::jit::Module root = *made;
   for (const auto& [name, value] : holder->own_attributes()) {
     root.register_attribute(name, value.isTensor() ? c10::TensorType::get() : value.type(), value);
   }
-  bool training = false;
-  if (gm.root()._ivalue()->type()->hasAttribute("training")) {
-    training = gm.root().attr("training").toBool();
-  }
-  add_training_flags(root, training);
   // Graph submodules (split's stages) become TorchScript submodules, each
   // exported in turn.
   for (const auto& [name, sub] : holder->graph_submodules()) {

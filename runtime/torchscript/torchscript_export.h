@@ -22,7 +22,7 @@
 //     as loading will and refuses when that picks another overload;
 //   * leaf functions (`torch.nn.functional.interpolate`, a library's wrapped
 //     function): the TorchScript functions the tracer recorded
-//     (GraphModule::functions()); the file carries their code;
+//     (script_functions.h); the file carries their code;
 //   * `torch.float32`, `torch.channels_last`, `torch.strided`: their values;
 //     other `torch.<name>` as TorchScript's builtins (`torch.device`).
 //

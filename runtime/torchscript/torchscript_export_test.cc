@@ -16,6 +16,8 @@
 #include "core/well_known.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/torchscript/script_functions.h"
+#include "runtime/torchscript/script_module.h"
 
 namespace fx {
 namespace {
@@ -92,7 +94,7 @@ TEST(TorchScriptExportTest, KeepsWhatTheGraphReferencesUnderTheSameNames) {
   Node* weight = g->get_attr("layers.0.weight");
   Node* mul = g->call_function("aten::mul.Tensor", {scaled, weight});
   g->output(mul);
-  GraphModule gm(root_with_numbered_layer(), std::move(g));
+  GraphModule gm(module_from_torchscript(root_with_numbered_layer()), std::move(g));
   const std::string constant = gm.add_tensor_constant(at::full({4}, 3.0));
   {
     Graph& graph = gm.graph();
@@ -140,7 +142,7 @@ TEST(TorchScriptExportTest, ALeafFunctionCalledTwiceIsNotShadowedByItsFirstValue
   Node* scaled = g->call_function("aten::mul.Scalar", {x, first});
   g->output(g->call_function("aten::add.Scalar", {scaled, second}));
   GraphModule gm(empty_module("Clipped"), std::move(g));
-  gm.add_function("clip", torch::jit::StrongFunctionPtr(cu, &cu->get_function("__torch__.clip")));
+  add_script_function(gm, "clip", torch::jit::StrongFunctionPtr(cu, &cu->get_function("__torch__.clip")));
   ASSERT_EQ(first->name(), "clip");
   EXPECT_THAT(torchscript_source(gm), HasSubstr("clip = _fx_functions.clip(s)"));
   auto exported = export_to_torchscript(gm);

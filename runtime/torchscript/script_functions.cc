@@ -1,0 +1,66 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/torchscript/script_functions.h"
+
+#include <utility>
+
+namespace fx {
+namespace {
+
+// `gm`'s table, copied first when it is shared or absent.
+ScriptFunctions& own_table(GraphModule& gm) {
+  auto table = gm.script_functions() != nullptr
+                   ? std::make_shared<ScriptFunctions>(*gm.script_functions())
+                   : std::make_shared<ScriptFunctions>();
+  ScriptFunctions& out = *table;
+  gm.set_script_functions(std::move(table));
+  return out;
+}
+
+}  // namespace
+
+void add_script_function(GraphModule& gm, const std::string& target,
+                         torch::jit::StrongFunctionPtr function) {
+  if (const ScriptFunctions* t = gm.script_functions().get()) {
+    if (auto it = t->by_target.find(target); it != t->by_target.end()) {
+      for (const auto& f : it->second) {
+        if (f.function_ == function.function_) return;
+      }
+    }
+  }
+  own_table(gm).by_target[target].push_back(std::move(function));
+}
+
+void set_script_unit(GraphModule& gm, std::shared_ptr<torch::jit::CompilationUnit> unit) {
+  own_table(gm).unit = std::move(unit);
+}
+
+std::vector<torch::jit::Function*> find_script_functions(const GraphModule& gm,
+                                                         absl::string_view target) {
+  std::vector<torch::jit::Function*> out;
+  if (const ScriptFunctions* t = gm.script_functions().get()) {
+    if (auto it = t->by_target.find(target); it != t->by_target.end()) {
+      for (const auto& f : it->second) out.push_back(f.function_);
+    }
+  }
+  return out;
+}
+
+bool has_script_function(const GraphModule& gm, absl::string_view target) {
+  const ScriptFunctions* t = gm.script_functions().get();
+  return t != nullptr && t->by_target.contains(target);
+}
+
+std::shared_ptr<torch::jit::CompilationUnit> script_unit(const GraphModule& gm) {
+  const ScriptFunctions* t = gm.script_functions().get();
+  return t != nullptr ? t->unit : nullptr;
+}
+
+const absl::flat_hash_map<std::string, std::vector<torch::jit::StrongFunctionPtr>>&
+script_functions_by_target(const GraphModule& gm) {
+  static const auto* none =
+      new absl::flat_hash_map<std::string, std::vector<torch::jit::StrongFunctionPtr>>();
+  const ScriptFunctions* t = gm.script_functions().get();
+  return t != nullptr ? t->by_target : *none;
+}
+
+}  // namespace fx

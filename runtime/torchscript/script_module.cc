@@ -1,0 +1,164 @@
+// Copyright 2026 The FX for C++ Authors.
+#include "runtime/torchscript/script_module.h"
+
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "core/message_text.h"
+#include "core/naming.h"
+
+namespace fx {
+namespace {
+
+using Object = c10::ivalue::Object;
+
+bool is_module_object(const c10::IValue& v) {
+  return v.isObject() && v.toObjectRef().type()->is_module();
+}
+
+std::shared_ptr<Module> from_object(const c10::intrusive_ptr<Object>& object,
+                                    absl::flat_hash_map<const Object*, std::shared_ptr<Module>>& made) {
+  if (auto it = made.find(object.get()); it != made.end()) return it->second;
+  const c10::ClassTypePtr type = object->type();
+  auto out = std::make_shared<Module>(
+      type->name() ? python_qualified_name(type->name()->qualifiedName()) : "torch.nn.Module");
+  out->set_code(std::make_shared<TorchScriptClass>(type, object->compilation_unit()));
+  made.emplace(object.get(), out);
+  for (size_t i = 0; i < type->numAttributes(); ++i) {
+    const std::string& name = type->getAttributeName(i);
+    const c10::IValue& value = object->getSlot(i);
+    absl::Status s;
+    if (name == "training" && value.isBool()) {
+      out->set_training(value.toBool());
+      continue;
+    }
+    if (is_module_object(value)) {
+      s = out->register_module(name, from_object(value.toObject(), made));
+    } else {
+      const SlotKind kind = type->is_parameter(i) ? SlotKind::kParameter
+                            : type->is_buffer(i)  ? SlotKind::kBuffer
+                                                  : SlotKind::kAttribute;
+      s = out->register_value(name, kind, value);
+    }
+    // A TorchScript class has each attribute name once: registering cannot fail.
+    TORCH_INTERNAL_ASSERT(s.ok(), s.ToString());
+  }
+  // The class's constants (`__constants__`: a BatchNorm's eps, a Conv2d's
+  // stride) are plain attributes in Python, and passes read them as such.
+  for (size_t i = 0; i < type->numConstants(); ++i) {
+    const std::string& name = type->getConstantName(i);
+    if (out->contains(name)) continue;
+    absl::Status s = out->register_attribute(name, type->getConstant(i));
+    TORCH_INTERNAL_ASSERT(s.ok(), s.ToString());
+  }
+  return out;
+}
+
+class ObjectMaker {
+ public:
+  explicit ObjectMaker(std::shared_ptr<torch::jit::CompilationUnit> unit) : unit_(std::move(unit)) {}
+
+  absl::StatusOr<torch::jit::Module> make(const Module& module, const std::string& path) {
+    if (auto it = made_.find(&module); it != made_.end()) return it->second;
+    const TorchScriptClass* code = torchscript_class(module);
+    auto object = code != nullptr ? of_class(module, *code, path) : of_new_class(module, path);
+    if (object.ok()) made_.emplace(&module, *object);
+    return object;
+  }
+
+ private:
+  static std::string shown(const std::string& path) {
+    return path.empty() ? std::string("the root module") : absl::StrCat("module '", path, "'");
+  }
+
+  absl::StatusOr<torch::jit::Module> of_class(const Module& module, const TorchScriptClass& code,
+                                              const std::string& path) {
+    const c10::ClassTypePtr& type = code.type();
+    auto object = Object::create(c10::StrongTypePtr(code.unit(), type), type->numAttributes());
+    for (size_t i = 0; i < type->numAttributes(); ++i) {
+      const std::string& name = type->getAttributeName(i);
+      const Module::Slot* slot = module.find(name);
+      if (slot == nullptr) {
+        if (name == "training") {
+          object->setSlot(i, module.training());
+          continue;
+        }
+        return absl::FailedPreconditionError(absl::StrCat(
+            shown(path), " (", module.type_name(), ") no longer has '", name,
+            "', which its TorchScript class needs: a pass removed it from a module the graph "
+            "calls"));
+      }
+      if (slot->kind == SlotKind::kModule) {
+        auto sub = make(*slot->module, qualified_name(path, name));
+        if (!sub.ok()) return sub.status();
+        object->setSlot(i, sub->_ivalue());
+      } else {
+        object->setSlot(i, slot->value);
+      }
+    }
+    return torch::jit::Module(std::move(object));
+  }
+
+  absl::StatusOr<torch::jit::Module> of_new_class(const Module& module, const std::string& path) {
+    if (unit_ == nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          shown(path), " (", module.type_name(), ") has no TorchScript code (it was not read "
+          "from a TorchScript file), so TorchScript cannot run it"));
+    }
+    torch::jit::Module out(c10::QualifiedName(absl::StrCat("__torch__.", module.type_name())),
+                           unit_, /*shouldMangle=*/true);
+    try {
+      for (const Module::Slot& s : module.slots()) {
+        switch (s.kind) {
+          case SlotKind::kModule: {
+            auto sub = make(*s.module, qualified_name(path, s.name));
+            if (!sub.ok()) return sub.status();
+            out.register_module(s.name, *sub);
+            break;
+          }
+          case SlotKind::kParameter:
+          case SlotKind::kBuffer:
+            if (s.value.isTensor()) {
+              out.register_parameter(s.name, s.value.toTensor(), s.kind == SlotKind::kBuffer);
+              break;
+            }
+            [[fallthrough]];
+          case SlotKind::kAttribute:
+            out.register_attribute(s.name,
+                                   s.value.isTensor() ? c10::TensorType::get() : s.value.type(),
+                                   s.value);
+            break;
+        }
+      }
+      if (!module.contains("training")) {
+        out.register_attribute("training", c10::BoolType::get(), module.training());
+      }
+    } catch (const std::exception& e) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot make a TorchScript object of ", shown(path), ": ", first_line_of(e.what())));
+    }
+    return out;
+  }
+
+  std::shared_ptr<torch::jit::CompilationUnit> unit_;
+  absl::flat_hash_map<const Module*, torch::jit::Module> made_;
+};
+
+}  // namespace
+
+const TorchScriptClass* torchscript_class(const Module& module) {
+  return dynamic_cast<const TorchScriptClass*>(module.code().get());
+}
+
+std::shared_ptr<Module> module_from_torchscript(const torch::jit::Module& module) {
+  absl::flat_hash_map<const Object*, std::shared_ptr<Module>> made;
+  return from_object(module._ivalue(), made);
+}
+
+absl::StatusOr<torch::jit::Module> torchscript_object(
+    const Module& module, const std::shared_ptr<torch::jit::CompilationUnit>& unit) {
+  return ObjectMaker(unit).make(module, "");
+}
+
+}  // namespace fx

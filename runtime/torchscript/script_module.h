@@ -1,0 +1,69 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// script_module.h: TorchScript modules at the boundary of FX for C++'s own
+// module state (runtime/module.h). Reading a .pt converts the TorchScript
+// module's objects into a Module tree; calling a leaf module the tracer did
+// not enter, and writing a .pt, make TorchScript objects from the tree again.
+//
+//   std::shared_ptr<fx::Module> state = fx::module_from_torchscript(torch::jit::load("m.pt"));
+//   absl::StatusOr<torch::jit::Module> conv = fx::torchscript_object(*state->get_submodule("conv")->get());
+//
+// Contracts:
+//   * module_from_torchscript keeps every slot of every object: parameters
+//     as parameters, buffers as buffers, other values (ints, lists, script
+//     objects) and the class's constants (`__constants__`: eps, stride) as
+//     attributes, submodules as modules, shared where the objects are;
+//     `training` becomes the module's flag. Each module's code is its
+//     TorchScript class (TorchScriptClass), so any of them can be called.
+//   * torchscript_object makes an object of the module's class whose slots
+//     are the module's as they are now (a pass's new weights, a plan's
+//     tensors on the GPU), recursively. A module without TorchScript code
+//     becomes an object of a new class in `unit` (named after its type,
+//     holding its slots and a `training` flag) when `unit` is given, and is an
+//     error naming the module otherwise; so is a slot the class has and the
+//     module lacks. Constants stay the class's: a new value given to one
+//     reaches no TorchScript code. What a leaf's code assigns to an attribute
+//     stays with the object made for the call (a plan keeps its objects);
+//     tensors it changes in place are the tree's.
+#ifndef FX_RUNTIME_TORCHSCRIPT_SCRIPT_MODULE_H_
+#define FX_RUNTIME_TORCHSCRIPT_SCRIPT_MODULE_H_
+
+#include <memory>
+#include <string>
+
+#include <torch/csrc/jit/api/module.h>
+
+#include "absl/status/statusor.h"
+#include "core/export.h"
+#include "runtime/module.h"
+
+namespace fx {
+
+// The code of a module read from TorchScript: its class, with the
+// compilation unit that defines its methods.
+class FX_API TorchScriptClass : public ModuleCode {
+ public:
+  TorchScriptClass(c10::ClassTypePtr type, std::shared_ptr<torch::jit::CompilationUnit> unit)
+      : type_(std::move(type)), unit_(std::move(unit)) {}
+  std::string format() const override { return "TorchScript"; }
+  const c10::ClassTypePtr& type() const { return type_; }
+  const std::shared_ptr<torch::jit::CompilationUnit>& unit() const { return unit_; }
+
+ private:
+  c10::ClassTypePtr type_;
+  std::shared_ptr<torch::jit::CompilationUnit> unit_;
+};
+
+// The TorchScript class of `module`'s code, or null.
+FX_API const TorchScriptClass* torchscript_class(const Module& module);
+
+// `module`'s state as a Module tree (above).
+FX_API std::shared_ptr<Module> module_from_torchscript(const torch::jit::Module& module);
+
+// A TorchScript object holding `module`'s slots (above).
+FX_API absl::StatusOr<torch::jit::Module> torchscript_object(
+    const Module& module, const std::shared_ptr<torch::jit::CompilationUnit>& unit = nullptr);
+
+}  // namespace fx
+
+#endif  // FX_RUNTIME_TORCHSCRIPT_SCRIPT_MODULE_H_
