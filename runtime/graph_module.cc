@@ -201,11 +201,14 @@ absl::Status GraphModule::delete_unused_attributes() {
       fresh.graph_submodules_.size() == graph_submodules_.size()) {
     return absl::OkStatus();
   }
+  const uint64_t old_version = version();
   root_ = fresh.root_;
   own_attributes_ = std::move(fresh.own_attributes_);
   graph_submodules_ = std::move(fresh.graph_submodules_);
   plan_.reset();
-  ++state_version_;
+  // The new root's tree sums less than the old one's; unsigned arithmetic
+  // wraps, and version() comes out one past the old.
+  state_version_ = old_version + 1 - graph_->version() - root_->tree_generation();
   return absl::OkStatus();
 }
 

@@ -91,9 +91,12 @@ class FX_API GraphModule {
   // Replaces the graph (as assigning `gm.graph` in torch.fx).
   void set_graph(std::unique_ptr<Graph> graph);
   // Advances with every change to the graph (Graph::version) or to the
-  // module's state (set_graph, attributes added or dropped): equal versions
-  // mean nothing that lint or execution depends on changed.
-  uint64_t version() const { return state_version_ + graph_->version(); }
+  // module's state (set_graph, attributes added or dropped, any change to the
+  // root's tree: Module::tree_generation): equal versions mean nothing that
+  // lint or execution depends on changed.
+  uint64_t version() const {
+    return state_version_ + graph_->version() + root_->tree_generation();
+  }
   Module& root() { return *root_; }
   const Module& root() const { return *root_; }
   const std::shared_ptr<Module>& shared_root() const { return root_; }
@@ -135,8 +138,10 @@ class FX_API GraphModule {
   // propagate, with the places already replaced left replaced.
   void replace_state_tensors(const std::function<at::Tensor(const at::Tensor&)>& replace);
 
-  // Records a change made to the state through root() or get_submodule():
-  // advances version(), so that the next call compiles a new plan.
+  // Records a change to the state that its modules cannot see (a tensor
+  // changed in place that a plan copied to its device): advances version(),
+  // so that the next call compiles a new plan. Changes made through Module's
+  // own methods advance it already.
   void touch();
 
   // Adds an attribute of this GraphModule (not of the root). Fails when the
@@ -197,8 +202,8 @@ class FX_API GraphModule {
   std::shared_ptr<const ScriptFunctions> script_functions_;
   std::vector<std::pair<std::string, std::shared_ptr<GraphModule>>> graph_submodules_;
   int next_tensor_constant_ = 0;
-  // version() is this plus the graph's version; set_graph moves it past the
-  // old graph's, so the sum only grows.
+  // version() is this plus the graph's version and the root's tree
+  // generation; replacing either moves this so that the sum only grows.
   uint64_t state_version_ = 0;
   // The plan of the last call, and the version it was compiled for.
   std::shared_ptr<const ExecutionPlan> plan_;

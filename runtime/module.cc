@@ -40,6 +40,29 @@ const char* slot_kind_name(SlotKind kind) {
 Module::Module(std::string type_name, bool training)
     : type_name_(std::move(type_name)), training_(training) {}
 
+void Module::set_training(bool training) {
+  if (training != training_) ++generation_;
+  training_ = training;
+}
+
+uint64_t Module::tree_generation() const {
+  uint64_t sum = generation_;
+  for (const Slot& s : slots_) {
+    if (s.kind == SlotKind::kModule) sum += s.module->tree_generation();
+  }
+  return sum;
+}
+
+Module::CodeObject Module::code_object() const {
+  absl::MutexLock lock(&code_object_mu_);
+  return code_object_;
+}
+
+void Module::set_code_object(CodeObject object) const {
+  absl::MutexLock lock(&code_object_mu_);
+  code_object_ = std::move(object);
+}
+
 std::string Module::class_name() const {
   const size_t dot = type_name_.rfind('.');
   return dot == std::string::npos ? type_name_ : type_name_.substr(dot + 1);
@@ -85,6 +108,7 @@ absl::Status Module::register_value(const std::string& name, SlotKind kind, c10:
   }
   if (absl::Status s = check_new_name(name); !s.ok()) return s;
   slots_.push_back(Slot{name, kind, std::move(value), nullptr});
+  ++generation_;
   return absl::OkStatus();
 }
 
@@ -106,6 +130,7 @@ absl::Status Module::register_module(const std::string& name, std::shared_ptr<Mo
   }
   if (absl::Status s = check_new_name(name); !s.ok()) return s;
   slots_.push_back(Slot{name, SlotKind::kModule, c10::IValue(), std::move(module)});
+  ++generation_;
   return absl::OkStatus();
 }
 
@@ -116,6 +141,7 @@ absl::Status Module::set_value(absl::string_view name, c10::IValue value) {
                                             "attribute '", name, "'"));
   }
   s->value = std::move(value);
+  ++generation_;
   return absl::OkStatus();
 }
 
@@ -235,6 +261,7 @@ void Module::replace_values(const std::function<c10::IValue(const c10::IValue&)>
         s.value = replace(s.value);
       }
     }
+    ++m->generation_;
   };
   visit(this);
 }

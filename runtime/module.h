@@ -23,6 +23,9 @@
 //     (a TorchScript class for a module read from a .pt), and the runtime calls
 //     it with the module's slots as they are at the call. A module without code
 //     holds state only.
+//   * Every change to a module's slots or flag advances its generation();
+//     tree_generation() sums the tree's, so a GraphModule's version() (and
+//     with it its plan) follows changes made anywhere below its root.
 //   * Names are one atom ("weight", "0"); qualified names join atoms with dots.
 //     Errors name the qualified name and the module that lacks the atom.
 #ifndef FX_RUNTIME_MODULE_H_
@@ -36,9 +39,11 @@
 
 #include <ATen/core/ivalue.h>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "core/export.h"
 
 namespace fx {
@@ -76,7 +81,7 @@ class FX_API Module {
   // The class name alone: "Conv2d".
   std::string class_name() const;
   bool training() const { return training_; }
-  void set_training(bool training) { training_ = training; }
+  void set_training(bool training);
   const std::shared_ptr<const ModuleCode>& code() const { return code_; }
   void set_code(std::shared_ptr<const ModuleCode> code) { code_ = std::move(code); }
 
@@ -96,6 +101,24 @@ class FX_API Module {
   // Replaces the value of the parameter, buffer or attribute `name`, keeping
   // its kind and place. Fails when there is none.
   absl::Status set_value(absl::string_view name, c10::IValue value);
+
+  // Advances with every change to this module's slots or training flag.
+  uint64_t generation() const { return generation_; }
+  // The sum of generation() over the tree (a module held in two places
+  // counts twice): it advances with any change below, and only grows, as
+  // slots are never removed.
+  uint64_t tree_generation() const;
+
+  // The object the module's code runs on (a TorchScript object: script_module.cc),
+  // made by the code's format from the slots when tree_generation() was
+  // `generation`, kept so that every call of the module, from every plan,
+  // runs on one object, as on one nn.Module. Thread-safe.
+  struct CodeObject {
+    uint64_t generation = 0;
+    std::shared_ptr<void> object;  // null: none made yet
+  };
+  CodeObject code_object() const;
+  void set_code_object(CodeObject object) const;
 
   // The slot at the qualified name `qualified_name` ("layer1.0.conv1.weight");
   // an error naming the module that lacks an atom, or the attribute that is
@@ -140,6 +163,9 @@ class FX_API Module {
   bool training_ = false;
   std::shared_ptr<const ModuleCode> code_;
   std::vector<Slot> slots_;
+  uint64_t generation_ = 0;
+  mutable absl::Mutex code_object_mu_;
+  mutable CodeObject code_object_ ABSL_GUARDED_BY(code_object_mu_);
 };
 
 // A one-line description of a slot's kind: "parameter", "buffer", ...

@@ -205,7 +205,10 @@ class FX_API Tracer : public TracerBase {
   // `root`'s state (module_from_torchscript: a module tree of its own sharing
   // `root`'s tensors, each module's code its TorchScript class), with the
   // model's compilation unit recorded (set_script_unit) for the leaf
-  // functions the graph calls.
+  // functions the graph calls. The state is taken at the trace: tensors
+  // `root` changes in place later reach the GraphModule, attributes assigned
+  // to `root` later (setattr, train()) do not; change them on the
+  // GraphModule's modules (Module::set_value) or trace again.
   absl::StatusOr<GraphModule> trace(const torch::jit::Module& root);
 
   // Reads a torch.export program (exported_program/archive.h) into a new

@@ -81,12 +81,13 @@ absl::Status Interpreter::build_plan() {
     }
   }
   plan_ = std::move(plan);
-  plan_version_ = graph.version();
+  plan_version_ = module_.version();
   return absl::OkStatus();
 }
 
 absl::StatusOr<c10::IValue> Interpreter::run(std::vector<c10::IValue> inputs) {
-  if (!plan_ || plan_version_ != module_.graph().version()) {
+  // The graph or the state changed (a leaf module's object is made from the state).
+  if (!plan_ || plan_version_ != module_.version()) {
     if (absl::Status s = build_plan(); !s.ok()) return s;
   }
   const auto& placeholders = plan_->placeholders;

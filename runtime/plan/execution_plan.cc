@@ -35,11 +35,17 @@ std::shared_ptr<Module> on_device(const std::shared_ptr<Module>& module, const c
   for (const auto& [name, t] : module->named_tensors()) elsewhere |= t.device() != device;
   if (!elsewhere) return module;
   if (device.is_meta()) return module_on_meta(*module);
-  return module->with_tensors([&](const at::Tensor& t) {
+  std::shared_ptr<Module> copy = module->with_tensors([&](const at::Tensor& t) {
     at::Tensor moved = t.to(device);
     // A parameter stays a leaf, as Module.to keeps it.
     return t.is_leaf() && t.requires_grad() ? moved.detach().requires_grad_(true) : moved;
   });
+  // Lists and dicts are the copy's own, as TorchScript's clone made them: a
+  // leaf's code that appends to one changes the plan's state only.
+  copy->replace_values([](const c10::IValue& v) {
+    return v.isList() || v.isGenericDict() || v.isTuple() ? v.deepcopy() : v;
+  });
+  return copy;
 }
 
 c10::IValue value_on_device(const c10::IValue& value, const c10::Device& device) {

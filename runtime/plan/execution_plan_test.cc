@@ -41,6 +41,12 @@ at::Tensor run_tensor(const ExecutionPlan& plan, std::vector<c10::IValue> inputs
   return out.ok() ? out->toTensor() : at::Tensor();
 }
 
+at::Tensor run_tensor(GraphModule& gm, std::vector<c10::IValue> inputs) {
+  auto out = gm(std::move(inputs));
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? out->toTensor() : at::Tensor();
+}
+
 TEST(ExecutionPlanTest, LaterRunsComputeWhatTheFirstAndTheInterpreterDo) {
   GraphModule gm = chain_of_adds(50);
   auto plan = compile(gm);
@@ -496,6 +502,50 @@ TEST(ExecutionPlanTest, AListOfTensorsReachesALeafModuleAsItsDeclaredType) {
   auto interpreted = Interpreter(gm).run({untyped});
   ASSERT_TRUE(interpreted.ok()) << interpreted.status();
   EXPECT_TRUE(at::equal(interpreted->toTensor(), at::full({2}, 3.0)));
+}
+
+// A leaf module whose forward assigns an attribute (a counter) runs on one
+// object, as on one nn.Module: each call, from the plan or the Interpreter,
+// sees the calls before it.
+TEST(ExecutionPlanTest, ALeafModuleThatCountsItsCallsRunsOnOneObject) {
+  torch::jit::Module counter(c10::QualifiedName("__torch__.test.Counter"),
+                             std::make_shared<torch::jit::CompilationUnit>());
+  counter.register_attribute("calls", c10::IntType::get(), int64_t{0});
+  counter.define("def forward(self, x):\n    self.calls += 1\n    return x * self.calls\n");
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("counter", module_from_torchscript(counter)).ok());
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* first = g->call_module("counter", {x});
+  Node* second = g->call_module("counter", {x});
+  g->output(g->call_function("aten::add.Tensor", {first, second}));
+  GraphModule gm(root, std::move(g));
+  const at::Tensor ones = at::ones({2});
+  EXPECT_TRUE(at::equal(run_tensor(gm, {ones}), at::full({2}, 3.0)));  // 1 + 2
+  EXPECT_TRUE(at::equal(run_tensor(gm, {ones}), at::full({2}, 7.0)));  // 3 + 4
+  auto interpreted = Interpreter(gm).run({ones});
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status();
+  EXPECT_TRUE(at::equal(interpreted->toTensor(), at::full({2}, 11.0)));  // 5 + 6
+}
+
+// A change made to a submodule's state reaches the next call, of the
+// GraphModule and of an Interpreter: their plans follow the tree's changes.
+TEST(ExecutionPlanTest, AChangeToASubmodulesStateReachesTheNextCall) {
+  auto scale = std::make_shared<Module>("test.Scale");
+  ASSERT_TRUE(scale->register_parameter("w", at::ones({2})).ok());
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("scale", scale).ok());
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->output(g->call_function("aten::mul.Tensor", {x, g->get_attr("scale.w")}));
+  GraphModule gm(root, std::move(g));
+  Interpreter interpreter(gm);
+  const at::Tensor ones = at::ones({2});
+  EXPECT_TRUE(at::equal(run_tensor(gm, {ones}), ones));
+  EXPECT_TRUE(at::equal(interpreter.run({ones})->toTensor(), ones));
+  ASSERT_TRUE(scale->set_value("w", at::full({2}, 5.0)).ok());
+  EXPECT_TRUE(at::equal(run_tensor(gm, {ones}), at::full({2}, 5.0)));
+  EXPECT_TRUE(at::equal(interpreter.run({ones})->toTensor(), at::full({2}, 5.0)));
 }
 
 // Issue 25: a model with parameters could not be placed on the meta device

@@ -62,7 +62,23 @@ class ObjectMaker {
   absl::StatusOr<torch::jit::Module> make(const Module& module, const std::string& path) {
     if (auto it = made_.find(&module); it != made_.end()) return it->second;
     const TorchScriptClass* code = torchscript_class(module);
-    auto object = code != nullptr ? of_class(module, *code, path) : of_new_class(module, path);
+    absl::StatusOr<torch::jit::Module> object;
+    if (code == nullptr) {
+      object = of_new_class(module, path);
+    } else {
+      // One object per module while its tree is unchanged: every call, from
+      // every plan, runs on it, and what its code assigns stays for the next.
+      const uint64_t generation = module.tree_generation();
+      const Module::CodeObject cached = module.code_object();
+      if (cached.object != nullptr && cached.generation == generation) {
+        object = *std::static_pointer_cast<torch::jit::Module>(cached.object);
+      } else {
+        object = of_class(module, *code, path);
+        if (object.ok()) {
+          module.set_code_object({generation, std::make_shared<torch::jit::Module>(*object)});
+        }
+      }
+    }
     if (object.ok()) made_.emplace(&module, *object);
     return object;
   }

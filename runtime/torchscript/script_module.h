@@ -15,16 +15,21 @@
 //     attributes, submodules as modules, shared where the objects are;
 //     `training` becomes the module's flag. Each module's code is its
 //     TorchScript class (TorchScriptClass), so any of them can be called.
-//   * torchscript_object makes an object of the module's class whose slots
+//   * torchscript_object gives an object of the module's class whose slots
 //     are the module's as they are now (a pass's new weights, a plan's
-//     tensors on the GPU), recursively. A module without TorchScript code
+//     tensors on the GPU), recursively. While the module's tree is unchanged
+//     (Module::tree_generation) it is the same object each time, so every
+//     call of a leaf module, from every plan and the exporter, runs on one
+//     object, as on one nn.Module. A module without TorchScript code
 //     becomes an object of a new class in `unit` (named after its type,
 //     holding its slots and a `training` flag) when `unit` is given, and is an
 //     error naming the module otherwise; so is a slot the class has and the
 //     module lacks. Constants stay the class's: a new value given to one
-//     reaches no TorchScript code. What a leaf's code assigns to an attribute
-//     stays with the object made for the call (a plan keeps its objects);
-//     tensors it changes in place are the tree's.
+//     reaches no TorchScript code. What a leaf's code assigns to an
+//     attribute (a counter) is the object's: later calls and a saved .pt see
+//     it, the module's slots do not, and a change to the tree (a pass, a copy
+//     on another device) starts a new object from the slots. Tensors it
+//     changes in place are the tree's.
 #ifndef FX_RUNTIME_TORCHSCRIPT_SCRIPT_MODULE_H_
 #define FX_RUNTIME_TORCHSCRIPT_SCRIPT_MODULE_H_
 

@@ -62,6 +62,25 @@ TEST(ScriptModuleTest, ObjectsHoldTheTreesCurrentValues) {
   EXPECT_TRUE(object->attr("layer").toModule().attr("training").toBool());
 }
 
+// One object per module while its tree is unchanged; a change makes another.
+TEST(ScriptModuleTest, OneObjectUntilTheTreeChanges) {
+  std::shared_ptr<Module> root = module_from_torchscript(scripted());
+  auto layer = *root->get_submodule("layer");
+  auto first = torchscript_object(*layer);
+  auto again = torchscript_object(*layer);
+  ASSERT_TRUE(first.ok() && again.ok());
+  EXPECT_EQ(first->_ivalue(), again->_ivalue());
+  ASSERT_TRUE(layer->set_value("factor", int64_t{4}).ok());
+  auto changed = torchscript_object(*layer);
+  ASSERT_TRUE(changed.ok());
+  EXPECT_NE(changed->_ivalue(), first->_ivalue());
+  EXPECT_EQ(changed->attr("factor").toInt(), 4);
+  // The root's object holds the layer's current object.
+  auto whole = torchscript_object(*root);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->attr("layer").toModule()._ivalue(), changed->_ivalue());
+}
+
 TEST(ScriptModuleTest, SaysWhatAModuleLacks) {
   std::shared_ptr<Module> root = module_from_torchscript(scripted());
   auto plain = std::make_shared<Module>("torch.nn.modules.linear.Linear");
