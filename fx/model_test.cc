@@ -112,6 +112,12 @@ TEST(ModelTest, AProgramRunsPassesOnItsOwnInputsAndMatchesPyTorch) {
     ASSERT_TRUE(after.ok()) << after.status();
     EXPECT_TRUE(at::allclose(only_tensor(*after), want[0], 1e-4, 1e-5));
     EXPECT_THAT(describe_outputs(*after), HasSubstr("output 0: float[1, 8] sum "));
+    // Read, passed and run, the program's state is FX's own: no module of it
+    // carries TorchScript code, and the GraphModule keeps no TorchScript code.
+    for (const auto& [path, m] : model->graph_module().root().named_modules()) {
+      EXPECT_EQ(m->code(), nullptr) << "module '" << path << "'";
+    }
+    EXPECT_EQ(model->graph_module().script_functions(), nullptr);
   }
 }
 
