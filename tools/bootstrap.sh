@@ -91,6 +91,10 @@ case "${FX_BOOTSTRAP_VARIANT:-}" in
   *) die "unknown FX_BOOTSTRAP_VARIANT=$FX_BOOTSTRAP_VARIANT: the one variant is cuda (tools/platform.sh trixie-cuda)" ;;
 esac
 
+# Shared with tools/platform.sh (see the install below).
+APT_LOCK=/run/lock/fx-cpp-apt.lock
+[ -d /run/lock ] || APT_LOCK=/tmp/fx-cpp-apt.lock
+
 missing=()
 for pkg in "${PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
@@ -105,10 +109,14 @@ else
     die "apt-get not found; install these packages by other means: ${missing[*]}"
   as_root_or_die "installing packages needs root; run as root, or: sudo apt-get install ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  # One apt at a time: on a fresh CI machine tools/platform.sh installs
+  # debootstrap while this runs, and apt-get fails at once on a held lock. The
+  # two take this lock; DPkg::Lock::Timeout waits for anyone else's apt.
+  apt_get=("${sudo[@]}" flock "$APT_LOCK" apt-get -o DPkg::Lock::Timeout=600)
   say "apt-get update"
-  "${sudo[@]}" apt-get update -qq || die "apt-get update failed (is the Debian archive reachable?)"
+  "${apt_get[@]}" update -qq || die "apt-get update failed (is the Debian archive reachable?)"
   say "apt-get install ${missing[*]}"
-  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+  "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
     die "apt-get install failed for: ${missing[*]}"
   say "installed ${#missing[@]} package(s)"
 fi

@@ -99,7 +99,12 @@ if [ "${FX_PLATFORM_INSIDE:-}" != 1 ]; then
   # packages: a fresh CI machine has none.)
   if ! command -v debootstrap >/dev/null 2>&1; then
     say "installing debootstrap (apt-get)"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap; } >/dev/null 2>&1 ||
+    # Under tools/bootstrap.sh's lock: .ci/run prepares lanes while the host's
+    # bootstrap installs, and a second apt-get fails at once on a held lock.
+    apt_lock=/run/lock/fx-cpp-apt.lock
+    [ -d /run/lock ] || apt_lock=/tmp/fx-cpp-apt.lock
+    apt_get=(flock "$apt_lock" apt-get -o DPkg::Lock::Timeout=600)
+    { "${apt_get[@]}" update -qq && DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq debootstrap; } >/dev/null 2>&1 ||
       die "debootstrap is not installed and apt-get could not install it: apt-get install debootstrap (a Debian 12 package)"
   fi
   for tool in unshare chroot mount flock; do
