@@ -90,6 +90,11 @@ std::string qualified_name(absl::string_view prefix, absl::string_view atom) {
   return prefix.empty() ? std::string(atom) : absl::StrCat(prefix, ".", atom);
 }
 
+std::vector<absl::string_view> qualified_name_atoms(absl::string_view qualified_name) {
+  if (qualified_name.empty()) return {};
+  return absl::StrSplit(qualified_name, '.');
+}
+
 bool is_magic_name(absl::string_view name) {
   return absl::StartsWith(name, "__") && absl::EndsWith(name, "__");
 }

@@ -27,6 +27,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "absl/container/flat_hash_map.h"
@@ -92,6 +93,9 @@ FX_API absl::string_view function_base_name(absl::string_view qualified_name);
 // The qualified name of `atom` under `prefix`: `layer1.0` + `conv1` ->
 // `layer1.0.conv1`; an empty prefix (the root module) gives `atom` itself.
 FX_API std::string qualified_name(absl::string_view prefix, absl::string_view atom);
+// The atoms of a qualified name: `layer1.0.conv1` -> {`layer1`, `0`, `conv1`};
+// "" (the root) has none. Views into `qualified_name`.
+FX_API std::vector<absl::string_view> qualified_name_atoms(absl::string_view qualified_name);
 
 // The Python name of a TorchScript qualified name: TorchScript prefixes user
 // code with `__torch__` and renames a class or function it compiled twice to

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_replace.h"
-#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "core/naming.h"
 #include "core/printer.h"
 #include "runtime/plan/execution_plan.h"
@@ -15,13 +15,14 @@
 namespace fx {
 namespace {
 
-// Splits "a.b.c" into its atoms; "" has none.
-std::vector<std::string> atoms_of(absl::string_view qualified_name) {
-  if (qualified_name.empty()) return {};
-  return absl::StrSplit(qualified_name, '.');
-}
-
 }  // namespace
+
+struct GraphModule::TreeGenerationCache {
+  absl::Mutex mu;
+  const Module* root ABSL_GUARDED_BY(mu) = nullptr;  // none walked yet
+  uint64_t changes ABSL_GUARDED_BY(mu) = 0;
+  uint64_t generation ABSL_GUARDED_BY(mu) = 0;
+};
 
 std::shared_ptr<Module> empty_module(const std::string& class_name) {
   return std::make_shared<Module>(absl::StrCat("fx.", class_name));
@@ -29,11 +30,32 @@ std::shared_ptr<Module> empty_module(const std::string& class_name) {
 
 GraphModule::GraphModule(std::shared_ptr<Module> root, std::unique_ptr<Graph> graph,
                          std::string class_name)
-    : root_(std::move(root)), graph_(std::move(graph)), class_name_(std::move(class_name)) {}
+    : root_(std::move(root)),
+      graph_(std::move(graph)),
+      class_name_(std::move(class_name)),
+      tree_generation_cache_(std::make_unique<TreeGenerationCache>()) {}
 
 GraphModule::GraphModule(GraphModule&&) noexcept = default;
 GraphModule& GraphModule::operator=(GraphModule&&) noexcept = default;
 GraphModule::~GraphModule() = default;
+
+uint64_t GraphModule::version() const {
+  return state_version_ + graph_->version() + root_tree_generation();
+}
+
+uint64_t GraphModule::root_tree_generation() const {
+  // Read before the walk: a change during it moves the count again, and the
+  // next call walks anew.
+  const uint64_t changes = Module::changes_anywhere();
+  TreeGenerationCache& cache = *tree_generation_cache_;
+  absl::MutexLock lock(&cache.mu);
+  if (cache.root != root_.get() || cache.changes != changes) {
+    cache.generation = root_->tree_generation();
+    cache.root = root_.get();
+    cache.changes = changes;
+  }
+  return cache.generation;
+}
 
 void GraphModule::replace_state_tensors(const std::function<at::Tensor(const at::Tensor&)>& replace) {
   state_version_ = version() + 1;
@@ -55,7 +77,6 @@ absl::StatusOr<c10::IValue> GraphModule::get_attr(absl::string_view qualified_na
   if (auto it = own_attributes_.find(qualified_name); it != own_attributes_.end()) {
     return it->second;
   }
-  if (qualified_name.empty()) return absl::InvalidArgumentError("get_attr: empty attribute name");
   return root_->get_attr(qualified_name);
 }
 
@@ -208,7 +229,7 @@ absl::Status GraphModule::delete_unused_attributes() {
   plan_.reset();
   // The new root's tree sums less than the old one's; unsigned arithmetic
   // wraps, and version() comes out one past the old.
-  state_version_ = old_version + 1 - graph_->version() - root_->tree_generation();
+  state_version_ = old_version + 1 - graph_->version() - root_tree_generation();
   return absl::OkStatus();
 }
 
@@ -219,7 +240,7 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
   absl::flat_hash_map<std::string, Module*> made;
   made.emplace("", root_.get());
   Namespace class_names;
-  auto parent_of = [&](const std::vector<std::string>& atoms) -> Module* {
+  auto parent_of = [&](const std::vector<absl::string_view>& atoms) -> Module* {
     std::string path;
     Module* current = root_.get();
     for (size_t i = 0; i + 1 < atoms.size(); ++i) {
@@ -229,7 +250,9 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
         auto child = std::make_shared<Module>(
             absl::StrCat(root_->type_name(), ".", class_names.create_name(next)),
             root_->training());
-        if (absl::Status s = current->register_module(atoms[i], child); !s.ok()) return nullptr;
+        if (absl::Status s = current->register_module(std::string(atoms[i]), child); !s.ok()) {
+          return nullptr;
+        }
         it = made.emplace(next, child.get()).first;
       }
       current = it->second;
@@ -249,9 +272,9 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
            std::count(b->target().begin(), b->target().end(), '.');
   });
   absl::flat_hash_set<std::string> taken_whole;
-  auto inside_taken = [&](const std::vector<std::string>& atoms) {
+  auto inside_taken = [&](const std::vector<absl::string_view>& atoms) {
     std::string path;
-    for (const std::string& atom : atoms) {
+    for (absl::string_view atom : atoms) {
       path = qualified_name(path, atom);
       if (taken_whole.contains(path)) return true;
     }
@@ -259,7 +282,7 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
   };
   for (const Node* n : referencing) {
     const std::string& target = n->target();
-    const std::vector<std::string> atoms = atoms_of(target);
+    const std::vector<absl::string_view> atoms = qualified_name_atoms(target);
     if (atoms.empty() || inside_taken(atoms) || own_attributes_.contains(target)) continue;
     if (n->op() == Op::kCallModule) {
       if (graph_submodule(target) != nullptr) continue;
@@ -286,7 +309,7 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
       return absl::InvalidArgumentError(absl::StrCat(
           "node '", n->name(), "' refers to ", target, ", below an attribute that is not a module"));
     }
-    const std::string& leaf = atoms.back();
+    const std::string leaf(atoms.back());
     if (parent->contains(leaf)) continue;
     taken_whole.insert(target);
     // Parameters stay parameters, buffers buffers; modules are shared whole.

@@ -94,9 +94,8 @@ class FX_API GraphModule {
   // module's state (set_graph, attributes added or dropped, any change to the
   // root's tree: Module::tree_generation): equal versions mean nothing that
   // lint or execution depends on changed.
-  uint64_t version() const {
-    return state_version_ + graph_->version() + root_->tree_generation();
-  }
+  // O(1) while no Module changes (Module::changes_anywhere).
+  uint64_t version() const;
   Module& root() { return *root_; }
   const Module& root() const { return *root_; }
   const std::shared_ptr<Module>& shared_root() const { return root_; }
@@ -194,6 +193,10 @@ class FX_API GraphModule {
   bool name_taken_by_state(absl::string_view name) const;
   // Fills this module's (fresh) root with what its graph references, from `source`.
   absl::Status adopt_referenced(const GraphModule& source);
+  // root_->tree_generation(), walked again only when a Module changed since
+  // the last walk (Module::changes_anywhere) or the root was replaced, so
+  // that version(), read at every call, does not walk the tree each time.
+  uint64_t root_tree_generation() const;
 
   std::shared_ptr<Module> root_;
   std::unique_ptr<Graph> graph_;
@@ -205,6 +208,10 @@ class FX_API GraphModule {
   // version() is this plus the graph's version and the root's tree
   // generation; replacing either moves this so that the sum only grows.
   uint64_t state_version_ = 0;
+  // root_tree_generation()'s last walk; behind a pointer (it holds a mutex)
+  // so that GraphModule stays movable.
+  struct TreeGenerationCache;
+  std::unique_ptr<TreeGenerationCache> tree_generation_cache_;
   // The plan of the last call, and the version it was compiled for.
   std::shared_ptr<const ExecutionPlan> plan_;
   uint64_t plan_version_ = 0;

@@ -1,19 +1,18 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/module.h"
 
+#include <atomic>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "core/naming.h"
 
 namespace fx {
 namespace {
 
-std::vector<absl::string_view> atoms_of(absl::string_view qualified_name) {
-  if (qualified_name.empty()) return {};
-  return absl::StrSplit(qualified_name, '.');
-}
+// Every change to any module, counted process-wide (Module::changes_anywhere).
+std::atomic<uint64_t> changes_anywhere_count{0};
 
 std::string where(absl::string_view seen) {
   return seen.empty() ? std::string("the root module") : absl::StrCat("'", seen, "'");
@@ -38,10 +37,22 @@ const char* slot_kind_name(SlotKind kind) {
 }
 
 Module::Module(std::string type_name, bool training)
-    : type_name_(std::move(type_name)), training_(training) {}
+    : type_name_(std::move(type_name)), training_(training) {
+  // A new module may take the place (and address) of one a cache saw.
+  changes_anywhere_count.fetch_add(1, std::memory_order_release);
+}
+
+uint64_t Module::changes_anywhere() {
+  return changes_anywhere_count.load(std::memory_order_acquire);
+}
+
+void Module::changed() {
+  ++generation_;
+  changes_anywhere_count.fetch_add(1, std::memory_order_release);
+}
 
 void Module::set_training(bool training) {
-  if (training != training_) ++generation_;
+  if (training != training_) changed();
   training_ = training;
 }
 
@@ -108,7 +119,7 @@ absl::Status Module::register_value(const std::string& name, SlotKind kind, c10:
   }
   if (absl::Status s = check_new_name(name); !s.ok()) return s;
   slots_.push_back(Slot{name, kind, std::move(value), nullptr});
-  ++generation_;
+  changed();
   return absl::OkStatus();
 }
 
@@ -130,7 +141,7 @@ absl::Status Module::register_module(const std::string& name, std::shared_ptr<Mo
   }
   if (absl::Status s = check_new_name(name); !s.ok()) return s;
   slots_.push_back(Slot{name, SlotKind::kModule, c10::IValue(), std::move(module)});
-  ++generation_;
+  changed();
   return absl::OkStatus();
 }
 
@@ -141,12 +152,12 @@ absl::Status Module::set_value(absl::string_view name, c10::IValue value) {
                                             "attribute '", name, "'"));
   }
   s->value = std::move(value);
-  ++generation_;
+  changed();
   return absl::OkStatus();
 }
 
 absl::StatusOr<const Module::Slot*> Module::find_qualified(absl::string_view qualified_name) const {
-  const std::vector<absl::string_view> atoms = atoms_of(qualified_name);
+  const std::vector<absl::string_view> atoms = qualified_name_atoms(qualified_name);
   if (atoms.empty()) return absl::InvalidArgumentError("empty attribute name");
   const Module* current = this;
   std::string seen;
@@ -261,7 +272,7 @@ void Module::replace_values(const std::function<c10::IValue(const c10::IValue&)>
         s.value = replace(s.value);
       }
     }
-    ++m->generation_;
+    m->changed();
   };
   visit(this);
 }

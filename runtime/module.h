@@ -106,8 +106,12 @@ class FX_API Module {
   uint64_t generation() const { return generation_; }
   // The sum of generation() over the tree (a module held in two places
   // counts twice): it advances with any change below, and only grows, as
-  // slots are never removed.
+  // slots are never removed. Walks the tree.
   uint64_t tree_generation() const;
+  // Advances with every change to any Module of the process (and with every
+  // new one): while it stands still, no tree_generation() has moved, so a
+  // caller caches tree_generation() under it (GraphModule::version).
+  static uint64_t changes_anywhere();
 
   // The object the module's code runs on (a TorchScript object: script_module.cc),
   // made by the code's format from the slots when tree_generation() was
@@ -156,6 +160,8 @@ class FX_API Module {
       const std::function<at::Tensor(const at::Tensor&)>& replace) const;
 
  private:
+  // Records a change: advances generation() and changes_anywhere().
+  void changed();
   Slot* find_mutable(absl::string_view name);
   absl::Status check_new_name(const std::string& name) const;
 

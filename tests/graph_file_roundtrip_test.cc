@@ -41,7 +41,8 @@ TEST(GraphFileRoundTripTest, EveryFixturesGraphReadsBackExactlyAndRuns) {
       ASSERT_TRUE(ran.ok()) << what << ": " << ran;
 
       const std::string text = *graph_file_text(*gm);
-      auto again = read_graph_file(text, module_from_torchscript(module), model.name + ".json");
+      auto again =
+          read_graph_file(text, module_from_torchscript(module).value(), model.name + ".json");
       ASSERT_TRUE(again.ok()) << what << ": " << again.status();
       EXPECT_EQ(*graph_file_text(*again), text) << what;
       EXPECT_EQ(format_graph(again->graph()), format_graph(gm->graph())) << what;
@@ -63,7 +64,7 @@ TEST(GraphFileRoundTripTest, SplitModuleReadsBack) {
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_THAT(*text, ::testing::HasSubstr("\"submodules\""));
   torch::jit::Module model = testing::load_fixture("resnet18.pt");
-  auto again = read_graph_file(*text, module_from_torchscript(model), "split.json");
+  auto again = read_graph_file(*text, module_from_torchscript(model).value(), "split.json");
   ASSERT_TRUE(again.ok()) << again.status();
   ASSERT_EQ(again->graph_submodules().size(), 2u);
   EXPECT_EQ(again->graph_submodule("submod_1")->code(), gm.graph_submodule("submod_1")->code());

@@ -199,7 +199,7 @@ TEST(Seed003, GraphToModuleWithANewGraph) {
   Proxy x(graph->placeholder("x"), &tracer);
   Proxy y = relu(Proxy(graph->call_module("linear", {x}), &tracer)) * 2;
   graph->output(y);
-  GraphModule new_model(module_from_torchscript(model), std::move(graph), "revisedModel");
+  GraphModule new_model(module_from_torchscript(model).value(), std::move(graph), "revisedModel");
   EXPECT_EQ(new_model.class_name(), "revisedModel");
   ASSERT_TRUE(new_model.lint().ok()) << new_model.lint();
   at::Tensor inputs = at::rand({3, 10});

@@ -165,7 +165,9 @@ absl::StatusOr<GraphModule> trace_or_read_graph(const FxrunSettings& settings,
     // state is converted.
     torch::jit::Module model = *file.torchscript;
     if (settings.tracer.training != model.is_training()) model.train(settings.tracer.training);
-    root = module_from_torchscript(model);
+    auto state = module_from_torchscript(model);
+    if (!state.ok()) return prefixed(absl::StrCat("cannot read ", shown, ": "), state.status());
+    root = *std::move(state);
   }
   return read_graph_file(*text, std::move(root), files.graph);
 }

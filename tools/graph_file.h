@@ -5,7 +5,7 @@
 //
 //   std::string text = fx::graph_file_text(gm);            // after a pipeline
 //   ... write it, ship it ...
-//   auto model = fx::module_from_torchscript(torch::jit::load("m.pt"));   // the state
+//   auto model = *fx::module_from_torchscript(torch::jit::load("m.pt"));  // the state
 //   fx::GraphModule again = *fx::read_graph_file(text, model, "G.json");
 //
 // The file is JSON:

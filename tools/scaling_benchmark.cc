@@ -70,7 +70,7 @@ Workload& workload(int64_t n) {
   auto w = std::make_unique<Workload>();
   w->module = loop_module(n);
   w->module.eval();
-  w->state = module_from_torchscript(w->module);
+  w->state = module_from_torchscript(w->module).value();
   auto gm = Tracer().trace(w->module);
   if (!gm.ok()) throw std::runtime_error(std::string(gm.status().message()));
   w->gm = std::make_unique<GraphModule>(*std::move(gm));

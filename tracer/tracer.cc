@@ -148,7 +148,9 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
   }
   // The GraphModule holds the module's state as its own module tree; the
   // trace walks the TorchScript objects, whose tensors the tree shares.
-  GraphModule gm(module_from_torchscript(module), std::make_unique<Graph>());
+  absl::StatusOr<std::shared_ptr<Module>> state = module_from_torchscript(module);
+  if (!state.ok()) return state.status();
+  GraphModule gm(*std::move(state), std::make_unique<Graph>());
   set_script_unit(gm, module._ivalue()->compilation_unit());
   current_ = &gm;
   absl::Cleanup done = [this] { current_ = nullptr; };

@@ -64,7 +64,7 @@ TEST(InterpreterTest, SeedMyModuleGraphComputesWhatTheModuleDoes) {
   Node* sum = g->call_function("torch.sum", {relu}, {{"dim", -1}});
   Node* topk = g->call_function("torch.topk", {sum, 3});
   g->output(topk);
-  GraphModule gm(module_from_torchscript(m), std::move(g));
+  GraphModule gm(module_from_torchscript(m).value(), std::move(g));
   ASSERT_TRUE(gm.lint().ok()) << gm.lint();
   at::Tensor in = at::rand({5, 4});
   auto out = gm({in});

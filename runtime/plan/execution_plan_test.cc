@@ -490,7 +490,7 @@ TEST(ExecutionPlanTest, AListOfTensorsReachesALeafModuleAsItsDeclaredType) {
                           std::make_shared<torch::jit::CompilationUnit>());
   head.define("def forward(self, xs: List[Tensor]):\n    return xs[0] + xs[1]\n");
   std::shared_ptr<Module> root = empty_module("Root");
-  ASSERT_TRUE(root->register_module("head", module_from_torchscript(head)).ok());
+  ASSERT_TRUE(root->register_module("head", module_from_torchscript(head).value()).ok());
   auto g = std::make_unique<Graph>();
   Node* xs = g->placeholder("xs");
   g->output(g->call_module("head", {xs}));
@@ -513,7 +513,7 @@ TEST(ExecutionPlanTest, ALeafModuleThatCountsItsCallsRunsOnOneObject) {
   counter.register_attribute("calls", c10::IntType::get(), int64_t{0});
   counter.define("def forward(self, x):\n    self.calls += 1\n    return x * self.calls\n");
   std::shared_ptr<Module> root = empty_module("Root");
-  ASSERT_TRUE(root->register_module("counter", module_from_torchscript(counter)).ok());
+  ASSERT_TRUE(root->register_module("counter", module_from_torchscript(counter).value()).ok());
   auto g = std::make_unique<Graph>();
   Node* x = g->placeholder("x");
   Node* first = g->call_module("counter", {x});
@@ -548,6 +548,30 @@ TEST(ExecutionPlanTest, AChangeToASubmodulesStateReachesTheNextCall) {
   EXPECT_TRUE(at::equal(interpreter.run({ones})->toTensor(), at::full({2}, 5.0)));
 }
 
+// version(), read at every call, walks the module tree only after a change
+// somewhere; it moves with every change below the root and with none elsewhere.
+TEST(ExecutionPlanTest, VersionMovesWithChangesBelowTheRootOnly) {
+  std::shared_ptr<Module> root = empty_module("Root");
+  auto inner = std::make_shared<Module>("test.Inner");
+  ASSERT_TRUE(inner->register_buffer("b", at::ones({2})).ok());
+  ASSERT_TRUE(root->register_module("inner", inner).ok());
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->output(g->call_function("aten::add.Tensor", {x, g->get_attr("inner.b")}));
+  GraphModule gm(root, std::move(g));
+  const uint64_t first = gm.version();
+  EXPECT_EQ(gm.version(), first);
+  Module elsewhere("test.Elsewhere");
+  ASSERT_TRUE(elsewhere.register_buffer("c", at::ones({1})).ok());
+  EXPECT_EQ(gm.version(), first);
+  ASSERT_TRUE(inner->set_value("b", at::zeros({2})).ok());
+  const uint64_t second = gm.version();
+  EXPECT_GT(second, first);
+  EXPECT_TRUE(at::equal(run_tensor(gm, {at::ones({2})}), at::ones({2})));
+  inner->set_training(true);
+  EXPECT_GT(gm.version(), second);
+}
+
 // Issue 25: a model with parameters could not be placed on the meta device
 // (Module::to swaps parameter data, which meta tensors lack). Parameters,
 // buffers and submodules are copied there, and convolutions run on it
@@ -558,7 +582,7 @@ TEST(ExecutionPlanTest, RunsAModelWithParametersAndSubmodulesOnTheMetaDevice) {
   conv.register_parameter("weight", at::rand({2, 3, 3, 3}), /*is_buffer=*/false);
   conv.define("def forward(self, x):\n    return torch.conv2d(x, self.weight)\n");
   std::shared_ptr<Module> root = empty_module("Root");
-  ASSERT_TRUE(root->register_module("conv", module_from_torchscript(conv)).ok());
+  ASSERT_TRUE(root->register_module("conv", module_from_torchscript(conv).value()).ok());
   ASSERT_TRUE(root->register_parameter("scale", at::rand({1})).ok());
   ASSERT_TRUE(root->register_buffer("shift", at::rand({1})).ok());
   auto g = std::make_unique<Graph>();

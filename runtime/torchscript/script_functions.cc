@@ -6,11 +6,14 @@
 namespace fx {
 namespace {
 
-// `gm`'s table, copied first when it is shared or absent.
+// `gm`'s table, copied first when it is shared, made when absent.
 ScriptFunctions& own_table(GraphModule& gm) {
-  auto table = gm.script_functions() != nullptr
-                   ? std::make_shared<ScriptFunctions>(*gm.script_functions())
-                   : std::make_shared<ScriptFunctions>();
+  const std::shared_ptr<const ScriptFunctions>& held = gm.script_functions();
+  // Held by `gm` alone: changed in place (every table is made non-const,
+  // here, so the cast is sound), not copied at each function the tracer adds.
+  if (held != nullptr && held.use_count() == 1) return const_cast<ScriptFunctions&>(*held);
+  auto table = held != nullptr ? std::make_shared<ScriptFunctions>(*held)
+                               : std::make_shared<ScriptFunctions>();
   ScriptFunctions& out = *table;
   gm.set_script_functions(std::move(table));
   return out;

@@ -17,14 +17,22 @@ bool is_module_object(const c10::IValue& v) {
   return v.isObject() && v.toObjectRef().type()->is_module();
 }
 
-std::shared_ptr<Module> from_object(const c10::intrusive_ptr<Object>& object,
-                                    absl::flat_hash_map<const Object*, std::shared_ptr<Module>>& made) {
+absl::StatusOr<std::shared_ptr<Module>> from_object(
+    const c10::intrusive_ptr<Object>& object,
+    absl::flat_hash_map<const Object*, std::shared_ptr<Module>>& made) {
   if (auto it = made.find(object.get()); it != made.end()) return it->second;
   const c10::ClassTypePtr type = object->type();
   auto out = std::make_shared<Module>(
       type->name() ? python_qualified_name(type->name()->qualifiedName()) : "torch.nn.Module");
   out->set_code(std::make_shared<TorchScriptClass>(type, object->compilation_unit()));
   made.emplace(object.get(), out);
+  // A name Module refuses (an attribute named with a dot, which Python's
+  // setattr allows) stops the conversion, naming it.
+  auto refused = [&](const std::string& name, const absl::Status& s) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the TorchScript object of class ", out->type_name(), " has an attribute '", name,
+        "' that FX for C++'s module state cannot hold: ", s.message()));
+  };
   for (size_t i = 0; i < type->numAttributes(); ++i) {
     const std::string& name = type->getAttributeName(i);
     const c10::IValue& value = object->getSlot(i);
@@ -34,23 +42,25 @@ std::shared_ptr<Module> from_object(const c10::intrusive_ptr<Object>& object,
       continue;
     }
     if (is_module_object(value)) {
-      s = out->register_module(name, from_object(value.toObject(), made));
+      absl::StatusOr<std::shared_ptr<Module>> sub = from_object(value.toObject(), made);
+      if (!sub.ok()) return sub.status();
+      s = out->register_module(name, *std::move(sub));
     } else {
       const SlotKind kind = type->is_parameter(i) ? SlotKind::kParameter
                             : type->is_buffer(i)  ? SlotKind::kBuffer
                                                   : SlotKind::kAttribute;
       s = out->register_value(name, kind, value);
     }
-    // A TorchScript class has each attribute name once: registering cannot fail.
-    TORCH_INTERNAL_ASSERT(s.ok(), s.ToString());
+    if (!s.ok()) return refused(name, s);
   }
   // The class's constants (`__constants__`: a BatchNorm's eps, a Conv2d's
   // stride) are plain attributes in Python, and passes read them as such.
   for (size_t i = 0; i < type->numConstants(); ++i) {
     const std::string& name = type->getConstantName(i);
     if (out->contains(name)) continue;
-    absl::Status s = out->register_attribute(name, type->getConstant(i));
-    TORCH_INTERNAL_ASSERT(s.ok(), s.ToString());
+    if (absl::Status s = out->register_attribute(name, type->getConstant(i)); !s.ok()) {
+      return refused(name, s);
+    }
   }
   return out;
 }
@@ -167,7 +177,8 @@ const TorchScriptClass* torchscript_class(const Module& module) {
   return dynamic_cast<const TorchScriptClass*>(module.code().get());
 }
 
-std::shared_ptr<Module> module_from_torchscript(const torch::jit::Module& module) {
+absl::StatusOr<std::shared_ptr<Module>> module_from_torchscript(
+    const torch::jit::Module& module) {
   absl::flat_hash_map<const Object*, std::shared_ptr<Module>> made;
   return from_object(module._ivalue(), made);
 }

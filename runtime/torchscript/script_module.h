@@ -5,8 +5,10 @@
 // module's objects into a Module tree; calling a leaf module the tracer did
 // not enter, and writing a .pt, make TorchScript objects from the tree again.
 //
-//   std::shared_ptr<fx::Module> state = fx::module_from_torchscript(torch::jit::load("m.pt"));
-//   absl::StatusOr<torch::jit::Module> conv = fx::torchscript_object(*state->get_submodule("conv")->get());
+//   absl::StatusOr<std::shared_ptr<fx::Module>> state =
+//       fx::module_from_torchscript(torch::jit::load("m.pt"));
+//   absl::StatusOr<torch::jit::Module> conv =
+//       fx::torchscript_object(**(*state)->get_submodule("conv"));
 //
 // Contracts:
 //   * module_from_torchscript keeps every slot of every object: parameters
@@ -62,8 +64,10 @@ class FX_API TorchScriptClass : public ModuleCode {
 // The TorchScript class of `module`'s code, or null.
 FX_API const TorchScriptClass* torchscript_class(const Module& module);
 
-// `module`'s state as a Module tree (above).
-FX_API std::shared_ptr<Module> module_from_torchscript(const torch::jit::Module& module);
+// `module`'s state as a Module tree (above). Fails, naming the class and the
+// attribute, on an attribute name a Module cannot hold (one with a dot).
+FX_API absl::StatusOr<std::shared_ptr<Module>> module_from_torchscript(
+    const torch::jit::Module& module);
 
 // A TorchScript object holding `module`'s slots (above).
 FX_API absl::StatusOr<torch::jit::Module> torchscript_object(

@@ -30,7 +30,7 @@ torch::jit::Module scripted() {
 }
 
 TEST(ScriptModuleTest, KeepsEverySlotWithItsKindAndSharing) {
-  std::shared_ptr<Module> root = module_from_torchscript(scripted());
+  std::shared_ptr<Module> root = module_from_torchscript(scripted()).value();
   EXPECT_EQ(root->type_name(), "test.Root");
   EXPECT_FALSE(root->training());
   auto layer = *root->get_submodule("layer");
@@ -49,7 +49,7 @@ TEST(ScriptModuleTest, KeepsEverySlotWithItsKindAndSharing) {
 
 // The code runs on the tree's values as they are when the object is made.
 TEST(ScriptModuleTest, ObjectsHoldTheTreesCurrentValues) {
-  std::shared_ptr<Module> root = module_from_torchscript(scripted());
+  std::shared_ptr<Module> root = module_from_torchscript(scripted()).value();
   auto layer = *root->get_submodule("layer");
   ASSERT_TRUE(layer->set_value("weight", at::full({3}, 10.0)).ok());
   auto called = torchscript_object(*layer);
@@ -64,7 +64,7 @@ TEST(ScriptModuleTest, ObjectsHoldTheTreesCurrentValues) {
 
 // One object per module while its tree is unchanged; a change makes another.
 TEST(ScriptModuleTest, OneObjectUntilTheTreeChanges) {
-  std::shared_ptr<Module> root = module_from_torchscript(scripted());
+  std::shared_ptr<Module> root = module_from_torchscript(scripted()).value();
   auto layer = *root->get_submodule("layer");
   auto first = torchscript_object(*layer);
   auto again = torchscript_object(*layer);
@@ -82,7 +82,7 @@ TEST(ScriptModuleTest, OneObjectUntilTheTreeChanges) {
 }
 
 TEST(ScriptModuleTest, SaysWhatAModuleLacks) {
-  std::shared_ptr<Module> root = module_from_torchscript(scripted());
+  std::shared_ptr<Module> root = module_from_torchscript(scripted()).value();
   auto plain = std::make_shared<Module>("torch.nn.modules.linear.Linear");
   ASSERT_TRUE(root->register_module("plain", plain).ok());
   auto object = torchscript_object(*plain);
@@ -101,6 +101,18 @@ TEST(ScriptModuleTest, SaysWhatAModuleLacks) {
   ASSERT_TRUE(object.ok()) << object.status();
   EXPECT_EQ(object->named_parameters().size(), 1u);
   EXPECT_FALSE(object->attr("training").toBool());
+}
+
+// Python's setattr takes any string, so a scripted module can carry an
+// attribute named with a dot, which no Module slot can: a status naming it.
+TEST(ScriptModuleTest, RefusesAnAttributeNameAModuleCannotHold) {
+  torch::jit::Module odd(c10::QualifiedName("__torch__.test.Odd"),
+                         std::make_shared<torch::jit::CompilationUnit>());
+  odd.register_attribute("a.b", c10::IntType::get(), int64_t{1});
+  auto converted = module_from_torchscript(odd);
+  ASSERT_FALSE(converted.ok());
+  EXPECT_THAT(std::string(converted.status().message()),
+              HasSubstr("class test.Odd has an attribute 'a.b'"));
 }
 
 }  // namespace

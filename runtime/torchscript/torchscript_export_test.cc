@@ -94,7 +94,7 @@ TEST(TorchScriptExportTest, KeepsWhatTheGraphReferencesUnderTheSameNames) {
   Node* weight = g->get_attr("layers.0.weight");
   Node* mul = g->call_function("aten::mul.Tensor", {scaled, weight});
   g->output(mul);
-  GraphModule gm(module_from_torchscript(root_with_numbered_layer()), std::move(g));
+  GraphModule gm(module_from_torchscript(root_with_numbered_layer()).value(), std::move(g));
   const std::string constant = gm.add_tensor_constant(at::full({4}, 3.0));
   {
     Graph& graph = gm.graph();
