@@ -3,10 +3,13 @@
 
 #include <memory>
 
+#include <torch/csrc/jit/api/module.h>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "core/naming.h"
+#include "tracer/module_info.h"
 
 namespace fx {
 
@@ -59,6 +62,18 @@ const ModuleClass& module_class_of(absl::string_view type_name) {
   return *entry;
 }
 
+bool ModuleRef::has_object() const { return info_->type != nullptr; }
+torch::jit::Module ModuleRef::module() const { return torch::jit::Module(info_->object); }
+const Module& ModuleRef::state() const { return *info_->state; }
+const std::string& ModuleRef::qualname() const { return info_->qualname; }
+const std::string& ModuleRef::type_name() const { return info_->cls->type_name; }
+const std::string& ModuleRef::class_name() const { return info_->cls->class_name; }
+bool ModuleRef::is_torch_nn() const { return info_->cls->is_torch_nn; }
+bool ModuleRef::is_container() const { return info_->cls->is_container; }
+bool ModuleRef::operator==(const ModuleRef& other) const {
+  return info_->state == other.info_->state;
+}
+
 std::vector<std::pair<std::string, at::Tensor>> ModuleRef::named_parameters() const {
   std::vector<std::pair<std::string, at::Tensor>> out;
   if (!has_object()) {
@@ -68,7 +83,7 @@ std::vector<std::pair<std::string, at::Tensor>> ModuleRef::named_parameters() co
     }
     return out;
   }
-  for (const auto& p : info_->module.named_parameters(/*recurse=*/true)) {
+  for (const auto& p : module().named_parameters(/*recurse=*/true)) {
     out.emplace_back(qualified_name(qualname(), p.name), p.value);
   }
   return out;

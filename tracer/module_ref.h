@@ -9,7 +9,8 @@
 // object the tracer walks, whose class it recovers from the TorchScript type
 // name (`__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d` is
 // `torch.nn.modules.conv.Conv2d`); a torch.export program has no such object,
-// its classes are the ones its nodes' nn_module_stack names.
+// its classes are the ones its nodes' nn_module_stack names. This header
+// includes no TorchScript header: extensions that use module() include one.
 //
 // ModuleRefs are cheap handles; the tracer owns what they point at for the
 // duration of a trace.
@@ -20,20 +21,20 @@
 #include <utility>
 #include <vector>
 
-#include <torch/csrc/jit/api/module.h>
-
 #include "absl/strings/string_view.h"
 #include "core/export.h"
 #include "core/naming.h"
 #include "runtime/module.h"
 
+namespace torch {
+namespace jit {
+struct Module;
+}  // namespace jit
+}  // namespace torch
+
 namespace fx {
 
-// The Python class of a TorchScript module type: `torch.nn.modules.conv.Conv2d`
-// for `__torch__.torch.nn.modules.conv.___torch_mangle_3.Conv2d`.
-FX_API std::string python_type_name(const c10::ClassType& type);
-
-// Facts about a module class, computed once per TorchScript type or class name.
+// Facts about a module class, computed once per class name.
 struct FX_API ModuleClass {
   std::string type_name;   // torch.nn.modules.conv.Conv2d
   std::string class_name;  // Conv2d
@@ -45,28 +46,12 @@ struct FX_API ModuleClass {
 
 // The facts about the Python class `type_name` ("torch.nn.modules.conv.Conv2d").
 FX_API ModuleClass describe_module_class(absl::string_view type_name);
-// The facts about a TorchScript module type (its python_type_name's).
-FX_API ModuleClass describe_module_class(const c10::ClassType& type);
-
-// What the tracer knows of one module.
-struct FX_API ModuleInfo {
-  // The TorchScript object being walked; none (a null handle) for a module of
-  // a torch.export program.
-  torch::jit::Module module;
-  // The module in the GraphModule's module tree: set for every module.
-  const Module* state = nullptr;
-  std::string qualname;
-  const ModuleClass* cls = nullptr;
-  // The object's TorchScript type; null for a module of a torch.export program.
-  const c10::ClassType* type = nullptr;
-};
-
-// The facts about `type`, computed once per type for the life of the process
-// (the cache keeps the type alive). Thread-safe.
-FX_API const ModuleClass& module_class_of(const c10::ClassTypePtr& type);
 // The facts about the Python class `type_name`, computed once per name for
 // the life of the process. Thread-safe.
 FX_API const ModuleClass& module_class_of(absl::string_view type_name);
+
+// What the tracer knows of one module (tracer/module_info.h).
+struct ModuleInfo;
 
 class FX_API ModuleRef {
  public:
@@ -74,19 +59,20 @@ class FX_API ModuleRef {
 
   // Whether the trace walks a TorchScript object for this module: false for
   // a module of a torch.export program (Tracer::reading_program()).
-  bool has_object() const { return info_->type != nullptr; }
-  // The TorchScript object; only when has_object().
-  const torch::jit::Module& module() const { return info_->module; }
+  bool has_object() const;
+  // The TorchScript object; only when has_object(). (Include TorchScript's
+  // <torch/csrc/jit/api/module.h> to use it.)
+  torch::jit::Module module() const;
   // The module in the GraphModule's module tree (runtime/module.h).
-  const Module& state() const { return *info_->state; }
+  const Module& state() const;
   // The path from the root: "" for the root, "layer1.0.conv1".
-  const std::string& qualname() const { return info_->qualname; }
+  const std::string& qualname() const;
   // The Python class: "torch.nn.modules.activation.ReLU".
-  const std::string& type_name() const { return info_->cls->type_name; }
+  const std::string& type_name() const;
   // The class name alone: "ReLU".
-  const std::string& class_name() const { return info_->cls->class_name; }
-  bool is_torch_nn() const { return info_->cls->is_torch_nn; }
-  bool is_container() const { return info_->cls->is_container; }
+  const std::string& class_name() const;
+  bool is_torch_nn() const;
+  bool is_container() const;
   // The module's parameters, recursively, with names qualified from the root
   // (`layer1.0.conv1.weight`), in the TorchScript object's named_parameters()
   // order; for a torch.export program's module, in torch.nn.Module's
@@ -95,7 +81,7 @@ class FX_API ModuleRef {
 
   // The same module: one module of the tree (a module reached by two paths
   // is one module, as in torch).
-  bool operator==(const ModuleRef& other) const { return info_->state == other.info_->state; }
+  bool operator==(const ModuleRef& other) const;
 
  private:
   const ModuleInfo* info_;

@@ -39,6 +39,7 @@
 #include "exported_program/schema.h"
 #include "exported_program/treespec.h"
 #include "runtime/module.h"
+#include "tracer/module_info.h"
 #include "tracer/module_ref.h"
 #include "tracer/tracer.h"
 

@@ -19,7 +19,7 @@ const ModuleInfo* TraceEngine::module_info(const c10::intrusive_ptr<c10::ivalue:
   if (it != module_by_object_.end()) return it->second;
   ModuleInfo& info = modules_.emplace_back();
   const c10::ClassTypePtr type = object->type();
-  info.module = torch::jit::Module(object);
+  info.object = object;
   info.state = &state;
   info.qualname = qualname;
   const ModuleClass*& cls = classes_[type.get()];
@@ -67,7 +67,7 @@ absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
     return error(n, absl::StrCat("attribute '", name, "' is read from a value that is not a module"));
   }
   const ModuleInfo* owner = object.module_info();
-  const c10::ivalue::Object& obj = *owner->module._ivalue();
+  const c10::ivalue::Object& obj = *owner->object;
   const c10::ClassType& type = *owner->type;
   if (resolved.type != owner->type) {
     resolved.type = owner->type;

@@ -46,6 +46,7 @@
 #include "core/node.h"
 #include "runtime/graph_module.h"
 #include "tracer/alias_tracker.h"
+#include "tracer/module_info.h"
 #include "tracer/module_ref.h"
 #include "tracer/trace_value.h"
 #include "tracer/tracer.h"

@@ -38,6 +38,7 @@
 #define FX_TRACER_TRACE_VALUE_H_
 
 #include <ATen/core/ivalue.h>
+#include <ATen/core/jit_type.h>
 
 #include <memory>
 #include <string>
@@ -47,6 +48,7 @@
 
 #include "core/argument.h"
 #include "core/node.h"
+#include "tracer/module_info.h"
 #include "tracer/module_ref.h"
 
 namespace fx {

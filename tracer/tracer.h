@@ -79,8 +79,6 @@
 #include <string>
 #include <vector>
 
-#include <torch/csrc/jit/api/module.h>
-
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -92,6 +90,8 @@
 #include "tracer/module_ref.h"
 #include "tracer/proxy.h"
 
+// (torch::jit::Module, which trace() takes, is declared by module_ref.h: this
+// header includes no TorchScript header.)
 namespace fx {
 
 class Tracer;

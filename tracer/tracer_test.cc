@@ -18,6 +18,7 @@
 #include "tests/testing/fixtures.h"
 #include "tests/testing/tracing.h"
 #include "tests/testing/values.h"
+#include "tracer/module_info.h"
 
 namespace fx {
 namespace {
