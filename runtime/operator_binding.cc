@@ -13,6 +13,8 @@ namespace fx {
 
 void BoundOperator::run(torch::jit::Stack& stack) const { op->getOperation()(stack); }
 
+torch::jit::Operation BoundOperator::operation() const { return op->getOperation(); }
+
 std::string BoundOperator::name() const { return operator_name(*schema); }
 
 std::string operator_name(const c10::FunctionSchema& schema) {

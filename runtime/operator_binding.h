@@ -41,6 +41,8 @@ struct FX_API BoundOperator {
   const c10::FunctionSchema* schema = nullptr;
   // Runs the operator on a stack of schema-ordered arguments; leaves the returns.
   void run(torch::jit::Stack& stack) const;
+  // What run() calls, for callers that keep it (the plan's steps).
+  torch::jit::Operation operation() const;
   // The qualified name with overload, e.g. "aten::add.Tensor".
   std::string name() const;
 };

@@ -237,12 +237,7 @@ absl::StatusOr<c10::IValue> Interpreter::call_function(const Node& node,
       return node_error(node, exception_message(e));
     }
   }
-  if (t.function == nullptr && !t.function_overloads.empty()) {
-    auto fn = choose_function(node, t.function_overloads, args, kwargs);
-    if (!fn.ok()) return fn.status();
-    t.function = *fn;
-  }
-  if (t.function != nullptr) return call_function_body(node, *t.function, std::move(args), kwargs);
+  if (t.script != nullptr) return call_script(node, *t.script, std::move(args), kwargs);
   return run_operator(*p, std::move(args), kwargs);
 }
 
@@ -273,12 +268,8 @@ absl::StatusOr<c10::IValue> Interpreter::call_module(const Node& node,
     }
     return call_graph_module(node, *t.graph_module_plan, std::move(args), kwargs);
   }
-  if (!t.method) {
-    auto m = choose_method(node, t.method_overloads, args, kwargs);
-    if (!m.ok()) return m.status();
-    t.method = *m;
-  }
-  return call_method_body(node, *t.method, std::move(args), kwargs);
+  if (t.script == nullptr) return node_error(node, "the submodule has no code to call");
+  return call_script(node, *t.script, std::move(args), kwargs);
 }
 
 absl::StatusOr<c10::IValue> Interpreter::output(const Node& node, c10::IValue value) {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <ATen/ScalarOps.h>
-#include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/frontend/function_schema_parser.h>
 #include <ATen/core/dynamic_type.h>
 #include <torch/csrc/jit/mobile/type_parser.h>
@@ -20,8 +19,7 @@
 #include "core/python_operators.h"
 #include "core/well_known.h"
 #include "runtime/plan/execution_plan.h"
-#include "runtime/torchscript/script_functions.h"
-#include "runtime/torchscript/script_module.h"
+#include "runtime/torchscript/script_calls.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {
@@ -504,20 +502,11 @@ absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node
         } else if (node.target().find('.') != std::string::npos) {
           return node_error(node, op.status().message());
         }
-      } else if (has_script_function(gm, node.target())) {
-        // A leaf function the tracer recorded: run through its body.
-        t.function_overloads = find_script_functions(gm, node.target());
-        if (t.function_overloads.size() == 1) t.function = t.function_overloads[0];
-      } else if (auto cu = script_unit(gm)) {
-        // A function of the model's code, by name.
-        const std::string name = absl::StartsWith(node.target(), "__torch__.")
-                                     ? node.target()
-                                     : absl::StrCat("__torch__.", node.target());
-        try {
-          t.function = cu->find_function(c10::QualifiedName(name));
-        } catch (const std::exception&) {
-          // not a qualified name (`torch..mul`): no such function
-        }
+      } else {
+        // A leaf function the tracer recorded, or a function of the model's code.
+        auto script = find_script_callee(gm, node);
+        if (!script.ok()) return script.status();
+        t.script = *std::move(script);
       }
       break;
     case Op::kCallModule: {
@@ -525,32 +514,9 @@ absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node
         t.graph_module = graph_module;
         break;
       }
-      auto state = gm.get_submodule(node.target());
-      if (!state.ok()) return node_error(node, state.status().message());
-      // The module's code runs on its slots as they are now.
-      auto sub = torchscript_object(**state);
-      if (!sub.ok()) return node_error(node, sub.status().message());
-      if (const MetaValue* named = node.meta().find(kModuleMethodKey);
-          named != nullptr && named->is_string()) {
-        // The method the tracer saw called (an overload of forward).
-        auto method = sub->find_method(named->to_string());
-        if (!method) {
-          return node_error(node, absl::StrCat("the submodule has no method '",
-                                               named->to_string(), "' (meta _method)"));
-        }
-        t.method = *method;
-        break;
-      }
-      if (auto method = sub->find_method("forward")) {
-        t.method = *method;
-        break;
-      }
-      for (const torch::jit::Method& m : sub->get_methods()) {
-        if (absl::StartsWith(m.name(), "forward__")) t.method_overloads.push_back(m);
-      }
-      if (t.method_overloads.empty()) {
-        return node_error(node, "the submodule has no forward method");
-      }
+      auto script = find_script_callee(gm, node);
+      if (!script.ok()) return script.status();
+      t.script = *std::move(script);
       break;
     }
     default:

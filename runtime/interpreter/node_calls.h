@@ -15,6 +15,9 @@
 //   * `lookup_target` does the work that needs no argument values: the exact
 //     operator of an `ns::op.overload` target, the leaf functions the tracer
 //     recorded, the submodule's forward (or its overloads), a get_attr's value.
+//   * TorchScript code (leaf functions, submodules' forwards) is held
+//     opaquely: runtime/torchscript/script_calls.h finds and calls it, and
+//     this header includes no TorchScript header.
 //   * `resolve_call` picks, from the first call's argument values, the aten
 //     overload a Python-level target (`operator.add`, `torch.exp`, call_method
 //     `view`) means, as Python would; the result depends only on the argument
@@ -28,7 +31,7 @@
 #include <vector>
 
 #include <ATen/core/ivalue.h>
-#include <torch/csrc/jit/api/method.h>
+#include <ATen/core/stack.h>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -42,6 +45,8 @@ namespace fx {
 
 class ExecutionPlan;
 struct PlanOptions;
+// TorchScript code a node calls (runtime/torchscript/script_calls.h): opaque here.
+struct ScriptCallee;
 
 // call_function targets run natively rather than by an operator.
 enum class Builtin {
@@ -91,18 +96,16 @@ struct FX_API NodeTarget {
   // An `ns::op.overload` target: its operator.
   bool exact = false;
   BoundOperator op;
-  // call_function of a TorchScript function (a leaf function): the one, or
-  // the overloads to choose from by the arguments (`choose_function`).
-  torch::jit::Function* function = nullptr;
-  std::vector<torch::jit::Function*> function_overloads;
+  // call_function of a TorchScript function (a leaf function) and
+  // call_module of a submodule with TorchScript code: the function or the
+  // forward, or the overloads to choose from by the arguments
+  // (script_calls.h's choose_script_call); null for other targets.
+  std::shared_ptr<const ScriptCallee> script;
   // call_module of a graph submodule (GraphModule::graph_submodule): the
   // module, and the plan that runs it (compiled by the executor, for its
   // device: `compile_graph_submodule`).
   const GraphModule* graph_module = nullptr;
   std::shared_ptr<const ExecutionPlan> graph_module_plan;
-  // call_module: the submodule's forward, or its overloads (`forward__0`, ...).
-  c10::optional<torch::jit::Method> method;
-  std::vector<torch::jit::Method> method_overloads;
   // get_attr: the value, read once.
   c10::IValue attr;
 };

@@ -118,7 +118,7 @@ void ExecutionPlan::plan_memory(const std::vector<c10::IValue>& values,
     switch (p.role) {
       case kOutVariant: {
         const BoundOperator out = *find_out_variant(*step.schema);
-        step.operation = out.op->getOperation();
+        step.operation = out.operation();
         step.schema = out.schema;
         step.single_return = true;
         step.planned = index;

@@ -157,13 +157,11 @@ absl::StatusOr<c10::IValue> run_call_step(const Step& step, const std::vector<c1
       return node_error(*step.node, exception_message(e));
     }
   }
-  if (step.function != nullptr) {
-    return call_function_body(*step.node, *step.function, std::move(args), kwargs);
-  }
+  if (step.script != nullptr) return call_script(*step.node, *step.script, std::move(args), kwargs);
   if (step.graph_module_plan != nullptr) {
     return call_graph_module(*step.node, *step.graph_module_plan, std::move(args), kwargs);
   }
-  return call_method_body(*step.node, *step.method, std::move(args), kwargs);
+  return node_error(*step.node, "the step has nothing to call");
 }
 
 namespace {
@@ -294,28 +292,19 @@ absl::Status ExecutionPlan::run_node_by_node(const std::vector<c10::IValue>& inp
     if (t.graph_module_plan != nullptr) {
       choice.graph_module_plan = t.graph_module_plan;
       value = call_graph_module(node, *t.graph_module_plan, std::move(args), kwargs);
+    } else if (t.script != nullptr) {
+      auto call = choose_script_call(node, *t.script, args, kwargs);
+      if (!call.ok()) return call.status();
+      choice.script = *std::move(call);
+      value = call_script(node, *choice.script, std::move(args), kwargs);
     } else if (node.op() == Op::kCallModule) {
-      choice.method = t.method;
-      if (!choice.method) {
-        auto m = choose_method(node, t.method_overloads, args, kwargs);
-        if (!m.ok()) return m.status();
-        choice.method = *m;
-      }
-      value = call_method_body(node, *choice.method, std::move(args), kwargs);
+      return node_error(node, "the submodule has no code to call");
     } else if (t.builtin != Builtin::kNone) {
       try {
         value = run_builtin(node, t.builtin, args, kwargs);
       } catch (const std::exception& e) {
         return node_error(node, exception_message(e));
       }
-    } else if (t.function != nullptr || !t.function_overloads.empty()) {
-      choice.function = t.function;
-      if (choice.function == nullptr) {
-        auto fn = choose_function(node, t.function_overloads, args, kwargs);
-        if (!fn.ok()) return fn.status();
-        choice.function = *fn;
-      }
-      value = call_function_body(node, *choice.function, std::move(args), kwargs);
     } else {
       if (node.op() == Op::kCallMethod && args.empty()) {
         return node_error(node, "a method call needs the object as args[0]");

@@ -161,7 +161,7 @@ absl::Status build_operator_step(const Node& node, const ResolvedCall& call, Sou
     step.args.push_back(*std::move(s));
   }
   step.kind = StepKind::kOperator;
-  step.operation = call.op.op->getOperation();
+  step.operation = call.op.operation();
   step.schema = &schema;
   step.single_return = schema.returns().size() == 1;
   return absl::OkStatus();
@@ -259,8 +259,7 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
         }
         step.kind = node.op() == Op::kOutput ? StepKind::kOutput : StepKind::kCall;
         step.builtin = info.target.builtin;
-        step.function = choice.function;
-        step.method = choice.method;
+        step.script = choice.script;
         step.graph_module_plan = choice.graph_module_plan;
         const Argument none;
         const size_t n = node.op() == Op::kOutput ? 1 : node.args().size();

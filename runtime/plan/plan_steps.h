@@ -32,6 +32,8 @@
 
 namespace fx {
 
+struct ScriptCall;  // runtime/torchscript/script_calls.h
+
 struct ArgSource {
   enum Kind : uint8_t { kConstant, kSlot, kMoveSlot, kConvert };
   Kind kind = kConstant;
@@ -87,8 +89,7 @@ struct Step {
   std::shared_ptr<ContractionStep> contraction;
   // kCall: one of these.
   Builtin builtin = Builtin::kNone;
-  torch::jit::Function* function = nullptr;
-  c10::optional<torch::jit::Method> method;
+  std::shared_ptr<const ScriptCall> script;  // TorchScript code (script_calls.h)
   std::shared_ptr<const ExecutionPlan> graph_module_plan;
   // Slots whose last reader this step is.
   std::vector<uint32_t> release;
@@ -125,8 +126,7 @@ struct ExecutionPlan::NodeChoice {
   // An einsum or tensordot compiled for the operands it was called with
   // (before any later op of the run could change them in place).
   std::shared_ptr<const Contraction> contraction;
-  torch::jit::Function* function = nullptr;
-  c10::optional<torch::jit::Method> method;
+  std::shared_ptr<const ScriptCall> script;  // TorchScript code (script_calls.h)
   std::shared_ptr<const ExecutionPlan> graph_module_plan;
 };
 

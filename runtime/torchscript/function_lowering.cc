@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/graph.h"
 #include "runtime/interpreter/node_calls.h"
+#include "runtime/torchscript/script_calls.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
 
@@ -254,12 +255,12 @@ class Emitter {
 
 // The function `node` calls and how its arguments bind, when exactly one
 // recorded function (overload) takes its literals.
-jit::Function* chosen_function(const NodeTarget& target, const Node& node,
+jit::Function* chosen_function(const ScriptCallee& callee, const Node& node,
                                std::vector<Binding>& bindings) {
   jit::Function* chosen = nullptr;
-  std::vector<jit::Function*> candidates = target.function_overloads;
-  if (candidates.empty() && target.function != nullptr) candidates = {target.function};
-  for (jit::Function* f : candidates) {
+  for (const std::shared_ptr<const ScriptCall>& call : callee.overloads) {
+    jit::Function* f = call->function;
+    if (f == nullptr) continue;
     std::optional<std::vector<Binding>> b = bind(f->getSchema(), node);
     if (!b) continue;
     if (chosen != nullptr) return nullptr;  // the run-time values decide
@@ -276,12 +277,9 @@ size_t lower_leaf_functions(GraphModule& gm) {
   std::vector<Node*> calls = gm.graph().find_nodes(Op::kCallFunction);
   for (Node* node : calls) {
     auto target = lookup_target(gm, *node);
-    if (!target.ok() || target->builtin != Builtin::kNone || target->exact ||
-        (target->function == nullptr && target->function_overloads.empty())) {
-      continue;
-    }
+    if (!target.ok() || target->script == nullptr) continue;
     std::vector<Binding> bindings;
-    jit::Function* function = chosen_function(*target, *node, bindings);
+    jit::Function* function = chosen_function(*target->script, *node, bindings);
     if (function == nullptr) continue;
     std::shared_ptr<jit::Graph> body;
     try {

@@ -1,33 +1,119 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/torchscript/script_calls.h"
 
+#include <string>
 #include <utility>
 
+#include <torch/csrc/jit/api/compilation_unit.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/well_known.h"
 #include "runtime/interpreter/node_calls.h"
+#include "runtime/torchscript/script_functions.h"
+#include "runtime/torchscript/script_module.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {
 
-absl::StatusOr<torch::jit::Function*> choose_function(
-    const Node& node, const std::vector<torch::jit::Function*>& overloads,
-    const std::vector<c10::IValue>& args, const IValueKwargs& kwargs) {
-  for (torch::jit::Function* fn : overloads) {
-    if (bind_arguments(fn->getSchema(), args, kwargs).ok()) return fn;
-  }
-  return node_error(node, "none of the TorchScript overloads of the function accepts its arguments");
+namespace {
+
+std::shared_ptr<const ScriptCall> function_call(torch::jit::Function* function) {
+  auto call = std::make_shared<ScriptCall>();
+  call->function = function;
+  return call;
 }
 
-absl::StatusOr<torch::jit::Method> choose_method(const Node& node,
-                                                 const std::vector<torch::jit::Method>& overloads,
-                                                 const std::vector<c10::IValue>& args,
-                                                 const IValueKwargs& kwargs) {
-  // Self comes first in a method's schema.
-  for (const torch::jit::Method& m : overloads) {
-    std::vector<c10::IValue> with_self = {m.owner()._ivalue()};
-    with_self.insert(with_self.end(), args.begin(), args.end());
-    if (bind_arguments(m.function().getSchema(), std::move(with_self), kwargs).ok()) return m;
+std::shared_ptr<const ScriptCall> method_call(torch::jit::Method method) {
+  auto call = std::make_shared<ScriptCall>();
+  call->method = std::move(method);
+  return call;
+}
+
+// Whether `call`'s schema binds these arguments (after self, for a method).
+bool binds(const ScriptCall& call, const std::vector<c10::IValue>& args,
+           const IValueKwargs& kwargs) {
+  if (call.function != nullptr) return bind_arguments(call.function->getSchema(), args, kwargs).ok();
+  std::vector<c10::IValue> with_self = {call.method->owner()._ivalue()};
+  with_self.insert(with_self.end(), args.begin(), args.end());
+  return bind_arguments(call.method->function().getSchema(), std::move(with_self), kwargs).ok();
+}
+
+absl::StatusOr<std::shared_ptr<const ScriptCallee>> module_callee(const GraphModule& gm,
+                                                                  const Node& node) {
+  auto state = gm.get_submodule(node.target());
+  if (!state.ok()) return node_error(node, state.status().message());
+  // The module's code runs on its slots as they are now.
+  auto object = torchscript_object(**state);
+  if (!object.ok()) return node_error(node, object.status().message());
+  auto callee = std::make_shared<ScriptCallee>();
+  if (const MetaValue* named = node.meta().find(kModuleMethodKey);
+      named != nullptr && named->is_string()) {
+    // The method the tracer saw called (an overload of forward).
+    auto method = object->find_method(named->to_string());
+    if (!method) {
+      return node_error(node, absl::StrCat("the submodule has no method '", named->to_string(),
+                                           "' (meta _method)"));
+    }
+    callee->overloads.push_back(method_call(*method));
+  } else if (auto forward = object->find_method("forward")) {
+    callee->overloads.push_back(method_call(*forward));
+  } else {
+    for (const torch::jit::Method& m : object->get_methods()) {
+      if (absl::StartsWith(m.name(), "forward__")) callee->overloads.push_back(method_call(m));
+    }
+    if (callee->overloads.empty()) return node_error(node, "the submodule has no forward method");
   }
-  return node_error(node, "none of the submodule's forward overloads accepts its arguments");
+  return callee;
+}
+
+// A leaf function the tracer recorded, or a function of the model's code by
+// name; null when there is none.
+std::shared_ptr<const ScriptCallee> function_callee(const GraphModule& gm, const Node& node) {
+  auto callee = std::make_shared<ScriptCallee>();
+  if (has_script_function(gm, node.target())) {
+    for (torch::jit::Function* f : find_script_functions(gm, node.target())) {
+      callee->overloads.push_back(function_call(f));
+    }
+  } else if (auto unit = script_unit(gm)) {
+    const std::string name = absl::StartsWith(node.target(), "__torch__.")
+                                 ? node.target()
+                                 : absl::StrCat("__torch__.", node.target());
+    try {
+      if (torch::jit::Function* f = unit->find_function(c10::QualifiedName(name))) {
+        callee->overloads.push_back(function_call(f));
+      }
+    } catch (const std::exception&) {
+      // not a qualified name (`torch..mul`): no such function
+    }
+  }
+  if (callee->overloads.empty()) return nullptr;
+  return callee;
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const ScriptCallee>> find_script_callee(const GraphModule& gm,
+                                                                       const Node& node) {
+  if (node.op() == Op::kCallModule) {
+    if (gm.graph_submodule(node.target()) != nullptr) return nullptr;
+    return module_callee(gm, node);
+  }
+  if (node.op() == Op::kCallFunction) return function_callee(gm, node);
+  return nullptr;
+}
+
+absl::StatusOr<std::shared_ptr<const ScriptCall>> choose_script_call(
+    const Node& node, const ScriptCallee& callee, const std::vector<c10::IValue>& args,
+    const IValueKwargs& kwargs) {
+  if (callee.overloads.size() == 1) return callee.overloads[0];
+  for (const std::shared_ptr<const ScriptCall>& call : callee.overloads) {
+    if (binds(*call, args, kwargs)) return call;
+  }
+  return node_error(node, node.op() == Op::kCallModule
+                              ? "none of the submodule's forward overloads accepts its arguments"
+                              : "none of the TorchScript overloads of the function accepts its "
+                                "arguments");
 }
 
 torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t first,
@@ -48,23 +134,24 @@ torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t fi
   return out;
 }
 
-absl::StatusOr<c10::IValue> call_function_body(const Node& node, torch::jit::Function& function,
-                                               std::vector<c10::IValue> args,
-                                               const IValueKwargs& kwargs) {
-  try {
-    torch::jit::Kwargs typed_kwargs = coerce_to_schema(function.getSchema(), 0, args, kwargs);
-    return function(std::move(args), std::move(typed_kwargs));
-  } catch (const std::exception& e) {
-    return node_error(node, script_error_message(e));
-  }
+absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCallee& callee,
+                                        std::vector<c10::IValue> args,
+                                        const IValueKwargs& kwargs) {
+  auto call = choose_script_call(node, callee, args, kwargs);
+  if (!call.ok()) return call.status();
+  return call_script(node, **call, std::move(args), kwargs);
 }
 
-absl::StatusOr<c10::IValue> call_method_body(const Node& node, const torch::jit::Method& method,
-                                             std::vector<c10::IValue> args,
-                                             const IValueKwargs& kwargs) {
+absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCall& call,
+                                        std::vector<c10::IValue> args,
+                                        const IValueKwargs& kwargs) {
   try {
-    torch::jit::Kwargs typed_kwargs = coerce_to_schema(method.function().getSchema(), 1, args, kwargs);
-    return method(std::move(args), std::move(typed_kwargs));
+    if (call.function != nullptr) {
+      torch::jit::Kwargs typed = coerce_to_schema(call.function->getSchema(), 0, args, kwargs);
+      return (*call.function)(std::move(args), std::move(typed));
+    }
+    torch::jit::Kwargs typed = coerce_to_schema(call.method->function().getSchema(), 1, args, kwargs);
+    return (*call.method)(std::move(args), std::move(typed));
   } catch (const std::exception& e) {
     return node_error(node, script_error_message(e));
   }

@@ -1,21 +1,24 @@
 // Copyright 2026 The FX for C++ Authors.
 //
 // script_calls.h: calling TorchScript code from a graph: a leaf function
-// (call_function of a TorchScript function the tracer did not enter) or a
-// TorchScript submodule's forward (call_module), with the overload the
-// arguments fit, their lists and tuples typed as the schema declares, and
-// TorchScript's exceptions turned into errors naming the node. The
-// Interpreter and the plan's first run call these; the plan's steps keep the
-// choice.
+// (call_function of a TorchScript function the tracer did not enter, or of
+// the model's code by name) or a TorchScript submodule's forward
+// (call_module), with the overload the arguments fit, their lists and tuples
+// typed as the schema declares, and TorchScript's exceptions turned into
+// errors naming the node. node_calls.h's lookup_target finds the callee
+// (NodeTarget::script); the Interpreter and the plan's first run choose and
+// call; the plan's steps keep the choice. This is the only place the
+// runtime calls TorchScript code, and node_calls.h holds it opaquely.
 //
-//   auto fn = fx::choose_function(node, target.function_overloads, args, kwargs);
-//   absl::StatusOr<c10::IValue> v = fx::call_function_body(node, **fn, args, kwargs);
+//   auto call = fx::choose_script_call(node, *target.script, args, kwargs);
+//   absl::StatusOr<c10::IValue> v = fx::call_script(node, **call, args, kwargs);
 //
 // Contracts: errors name the node (node_calls.h's node_error); nothing
 // throws.
 #ifndef FX_RUNTIME_TORCHSCRIPT_SCRIPT_CALLS_H_
 #define FX_RUNTIME_TORCHSCRIPT_SCRIPT_CALLS_H_
 
+#include <memory>
 #include <vector>
 
 #include <torch/csrc/jit/api/module.h>
@@ -23,9 +26,48 @@
 #include "absl/status/statusor.h"
 #include "core/export.h"
 #include "core/node.h"
+#include "runtime/graph_module.h"
 #include "runtime/operator_binding.h"
 
 namespace fx {
+
+// One TorchScript callable: a function, or a module's method bound to the
+// module's object.
+struct FX_API ScriptCall {
+  torch::jit::Function* function = nullptr;  // or
+  c10::optional<torch::jit::Method> method;
+};
+
+// The TorchScript code a node's target runs: one callable, or the overloads
+// TorchScript compiled (once per Python overload; a module's `forward__0`,
+// `forward__1`, ...), to choose from by the arguments.
+struct FX_API ScriptCallee {
+  std::vector<std::shared_ptr<const ScriptCall>> overloads;  // at least one
+};
+
+// The TorchScript code `node` runs, when its target is TorchScript code:
+// call_function of a leaf function the tracer recorded or of a function of
+// the model's code (by name); call_module of a submodule, whose code runs on
+// its slots as they are now (script_module.h's torchscript_object). Null for
+// any other target. Errors name the node: a submodule without TorchScript
+// code, a method that is missing.
+FX_API absl::StatusOr<std::shared_ptr<const ScriptCallee>> find_script_callee(
+    const GraphModule& gm, const Node& node);
+
+// The callable of `callee` these arguments fit: its only one, unchecked, or
+// the first overload that binds them.
+FX_API absl::StatusOr<std::shared_ptr<const ScriptCall>> choose_script_call(
+    const Node& node, const ScriptCallee& callee, const std::vector<c10::IValue>& args,
+    const IValueKwargs& kwargs);
+
+// Runs `call`, turning TorchScript's exceptions into node errors.
+FX_API absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCall& call,
+                                               std::vector<c10::IValue> args,
+                                               const IValueKwargs& kwargs);
+// Runs the callable of `callee` these arguments fit (choose_script_call).
+FX_API absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCallee& callee,
+                                               std::vector<c10::IValue> args,
+                                               const IValueKwargs& kwargs);
 
 // TorchScript checks a call's values against the declared types exactly: a
 // list a caller gave or the graph built (List[Any]) is no `List[Tensor]`.
@@ -36,25 +78,6 @@ namespace fx {
 FX_API torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t first,
                                            std::vector<c10::IValue>& args,
                                            const IValueKwargs& kwargs = {});
-
-// The TorchScript overload of a leaf function, or of a submodule's forward,
-// that accepts these arguments.
-FX_API absl::StatusOr<torch::jit::Function*> choose_function(
-    const Node& node, const std::vector<torch::jit::Function*>& overloads,
-    const std::vector<c10::IValue>& args, const IValueKwargs& kwargs);
-FX_API absl::StatusOr<torch::jit::Method> choose_method(
-    const Node& node, const std::vector<torch::jit::Method>& overloads,
-    const std::vector<c10::IValue>& args, const IValueKwargs& kwargs);
-
-// Runs a TorchScript function or method, turning exceptions into node errors.
-FX_API absl::StatusOr<c10::IValue> call_function_body(const Node& node,
-                                                      torch::jit::Function& function,
-                                                      std::vector<c10::IValue> args,
-                                                      const IValueKwargs& kwargs);
-FX_API absl::StatusOr<c10::IValue> call_method_body(const Node& node,
-                                                    const torch::jit::Method& method,
-                                                    std::vector<c10::IValue> args,
-                                                    const IValueKwargs& kwargs);
 
 }  // namespace fx
 
