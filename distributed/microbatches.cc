@@ -3,7 +3,10 @@
 
 #include <string>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/tensor_split.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"

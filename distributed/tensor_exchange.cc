@@ -4,7 +4,12 @@
 #include <chrono>
 #include <cstring>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/zeros.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"

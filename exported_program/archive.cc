@@ -1,7 +1,9 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "exported_program/archive.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+#include <ATen/ops/empty.h>
 #include <torch/version.h>
 
 #include <cstring>

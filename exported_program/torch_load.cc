@@ -1,7 +1,10 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "exported_program/torch_load.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+#include <ATen/core/jit_type.h>
+#include <ATen/ops/empty.h>
 
 #include <cstring>
 #include <map>

@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "exported_program/torch_save.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
 
 #include <cstring>
 #include <map>

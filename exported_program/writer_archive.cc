@@ -3,7 +3,9 @@
 // The files around the program's JSON: the PT2 archive (torch 2.8+: models/,
 // data/weights, data/constants, sample inputs) and the legacy zip of torch
 // 2.1 to 2.7 (schema 8.2, torch.save pickles).
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+#include <ATen/core/jit_type.h>
 
 #include <functional>
 #include <map>

@@ -3,7 +3,13 @@
 // Operator calls as the program's nodes: ATen overloads with their arguments
 // named by the operator's schema, `operator.*` on sizes as `_operator.*`,
 // the named results of multi-result operators.
-#include <ATen/ATen.h>
+#include <ATen/core/function_schema.h>
+#include <ATen/core/jit_type.h>
+#include <c10/core/Device.h>
+#include <c10/core/DeviceType.h>
+#include <c10/core/Layout.h>
+#include <c10/core/MemoryFormat.h>
+#include <c10/core/ScalarType.h>
 
 #include <algorithm>
 #include <string>

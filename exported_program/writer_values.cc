@@ -3,7 +3,8 @@
 // The program's values: fresh names, lifted state (each get_attr target
 // once, as a parameter, buffer or tensor constant), and the tensor and
 // symbolic metadata of every value.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
 
 #include <optional>
 #include <string>

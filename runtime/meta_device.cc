@@ -2,7 +2,10 @@
 //
 // Values and module state on the meta device (meta_device.h). The kernels
 // are in meta_kernels.cc.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
 
 #include "absl/container/flat_hash_map.h"
 #include "runtime/meta_device.h"

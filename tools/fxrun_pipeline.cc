@@ -7,8 +7,9 @@
 #include <optional>
 #include <sstream>
 
-#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"

@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
+#include <ATen/ops/allclose.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"

@@ -6,8 +6,14 @@
 #include <cmath>
 #include <sstream>
 
-#include <ATen/ATen.h>
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/core/ivalue.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/randint.h>
+#include <ATen/ops/randn.h>
 #include <caffe2/serialize/in_memory_adapter.h>
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/import.h>

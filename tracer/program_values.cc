@@ -3,7 +3,10 @@
 // Program values in the IR: the node each value is, its tensor_meta
 // (shape_prop's form, symbolic sizes as expressions) and the program's own
 // metadata of it, kept to be written back; the schema's arguments as the IR's.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/function_schema.h>
+#include <ATen/core/jit_type.h>
+#include <ATen/ops/empty_strided.h>
 
 #include <string>
 #include <utility>

@@ -1,8 +1,11 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/const_fold/const_fold.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 #include <ATen/core/enum_tag.h>
+#include <ATen/core/function_schema.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/core/ivalue.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <memory>

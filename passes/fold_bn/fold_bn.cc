@@ -1,7 +1,13 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/fold_bn/fold_bn.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/core/ivalue.h>
+#include <ATen/ops/ones_like.h>
+#include <ATen/ops/rsqrt.h>
+#include <ATen/ops/zeros_like.h>
 
 #include <memory>
 #include <optional>

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include <ATen/ops/mkldnn_reorder_conv2d_weight.h>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "core/well_known.h"

@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include <ATen/ATen.h>
 #include <ATen/Context.h>
 
 #include "absl/container/flat_hash_map.h"

@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/mkldnn_layout/rank_checks.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
 
 #include <optional>
 #include <vector>

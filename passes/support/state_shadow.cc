@@ -5,7 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/ones.h>
 #include <c10/core/GradMode.h>
 #include <c10/core/InferenceMode.h>
 

@@ -1,7 +1,9 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/transpose_linear/transpose_linear.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/grad_mode.h>
+#include <ATen/core/ivalue.h>
 
 #include <map>
 #include <string>

@@ -6,7 +6,9 @@
 #include <mutex>
 #include <utility>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/core/jit_type.h>
+#include <ATen/core/symbol.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/operator.h>
 #include <torch/library.h>
