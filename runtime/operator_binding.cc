@@ -1,8 +1,6 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/operator_binding.h"
 
-#include <torch/csrc/jit/runtime/operator.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -11,47 +9,11 @@
 
 namespace fx {
 
-void BoundOperator::run(torch::jit::Stack& stack) const { op->getOperation()(stack); }
-
-torch::jit::Operation BoundOperator::operation() const { return op->getOperation(); }
-
 std::string BoundOperator::name() const { return operator_name(*schema); }
 
 std::string operator_name(const c10::FunctionSchema& schema) {
   const std::string& overload = schema.overload_name();
   return overload.empty() ? schema.name() : absl::StrCat(schema.name(), ".", overload);
-}
-
-absl::StatusOr<BoundOperator> find_operator(absl::string_view qualified_name) {
-  std::string name(qualified_name);
-  std::string overload;
-  const size_t ns = name.find("::");
-  const size_t dot = ns == std::string::npos ? std::string::npos : name.find('.', ns + 2);
-  if (dot != std::string::npos) {
-    overload = name.substr(dot + 1);
-    name.resize(dot);
-  }
-  std::shared_ptr<torch::jit::Operator> op;
-  try {
-    op = torch::jit::findOperatorFor(c10::OperatorName(name, overload));
-  } catch (const std::exception& e) {
-    return absl::NotFoundError(absl::StrCat("operator ", qualified_name, ": ", exception_message(e)));
-  }
-  if (!op) {
-    return absl::NotFoundError(absl::StrCat(
-        "no operator named ", qualified_name,
-        " in this libtorch (check the name and overload, e.g. aten::add.Tensor)"));
-  }
-  return BoundOperator{op, &op->schema()};
-}
-
-std::vector<BoundOperator> find_overloads(absl::string_view qualified_name_without_overload) {
-  std::vector<BoundOperator> out;
-  c10::Symbol symbol = c10::Symbol::fromQualString(std::string(qualified_name_without_overload));
-  for (const auto& op : torch::jit::getAllOperatorsFor(symbol)) {
-    out.push_back(BoundOperator{op, &op->schema()});
-  }
-  return out;
 }
 
 absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr& type,

@@ -8,6 +8,10 @@
 // keyword values in schema order, fills defaults and coerces values the way
 // Python does (an int where a float is expected, one int for `int[2]`, extra
 // positional ints packed into a trailing `int[]` as in `x.permute(0, 2, 1)`).
+// What reads TorchScript's operator registry (find_operator, find_overloads,
+// BoundOperator's run, operation and is_random) is defined in
+// runtime/torchscript/operator_registry.cc; this header includes no
+// TorchScript header.
 #ifndef FX_RUNTIME_OPERATOR_BINDING_H_
 #define FX_RUNTIME_OPERATOR_BINDING_H_
 
@@ -43,6 +47,10 @@ struct FX_API BoundOperator {
   void run(torch::jit::Stack& stack) const;
   // What run() calls, for callers that keep it (the plan's steps).
   torch::jit::Operation operation() const;
+  // Whether libtorch tags the operator nondeterministic_seeded: it draws
+  // random numbers (aten::rand, aten::dropout), so two calls with the same
+  // arguments may differ.
+  bool is_random() const;
   // The qualified name with overload, e.g. "aten::add.Tensor".
   std::string name() const;
 };

@@ -43,5 +43,16 @@ TEST(ExceptionMessageTest, OtherMessagesAreKept) {
   EXPECT_EQ(exception_message(e), "shape '[2, 3]' is invalid for input of size 5");
 }
 
+// is_random reads libtorch's tags: dropout draws random numbers (and takes
+// no Generator that would say so), relu does not.
+TEST(BoundOperatorTest, IsRandomWhenLibtorchTagsTheOperatorSeeded) {
+  auto dropout = find_operator("aten::dropout");
+  ASSERT_TRUE(dropout.ok()) << dropout.status();
+  EXPECT_TRUE(dropout->is_random());
+  auto relu = find_operator("aten::relu");
+  ASSERT_TRUE(relu.ok()) << relu.status();
+  EXPECT_FALSE(relu->is_random());
+}
+
 }  // namespace
 }  // namespace fx

@@ -4,7 +4,6 @@
 // nn_module_stack, with the classes it names), each module call entered
 // through the call_module hook, and each node recorded through the tracer.
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <torch/csrc/jit/runtime/operator.h>
 #include <torch/version.h>
 
 #include <map>
@@ -263,7 +262,7 @@ absl::Status ProgramWalker::add_node(const ep::Node& n) {
           ": run it where libtorch has the operator (Debian 13 has 2.6, Debian unstable 2.14; "
           "see docs/platforms.md)"));
     }
-    schema = &op->op->schema();
+    schema = op->schema;
   } else {
     target = python_target(n.target);
     if (target.empty()) {

@@ -2,11 +2,9 @@
 #include "passes/const_fold/const_fold.h"
 
 #include <ATen/core/Tensor.h>
-#include <ATen/core/enum_tag.h>
 #include <ATen/core/function_schema.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/core/ivalue.h>
-#include <torch/csrc/jit/runtime/operator.h>
 
 #include <memory>
 #include <string>
@@ -42,13 +40,6 @@ bool takes_generator(const c10::FunctionSchema& schema) {
   return false;
 }
 
-bool is_random(const torch::jit::Operator& op) {
-  for (const at::Tag& tag : op.getTags()) {
-    if (tag == at::Tag::nondeterministic_seeded) return true;
-  }
-  return false;
-}
-
 class Facts {
  public:
   const OperatorFacts& of(const Node& n) {
@@ -71,7 +62,7 @@ class Facts {
     if (!op.ok()) return f;
     const c10::FunctionSchema& schema = *op->schema;
     f.known = true;
-    f.pure = !schema.is_mutable() && !takes_generator(schema) && !is_random(*op->op);
+    f.pure = !schema.is_mutable() && !takes_generator(schema) && !op->is_random();
     return f;
   }
   absl::flat_hash_map<std::string, OperatorFacts> cache_;

@@ -5,8 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <ATen/core/enum_tag.h>
-#include <torch/csrc/jit/runtime/operator.h>
+#include <ATen/core/function_schema.h>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -21,13 +20,6 @@
 namespace fx {
 namespace {
 
-bool is_random(const BoundOperator& op) {
-  for (const at::Tag& tag : op.op->getTags()) {
-    if (tag == at::Tag::nondeterministic_seeded) return true;
-  }
-  return false;
-}
-
 // Whether calls of `target` (call_function or call_method) compute a value
 // from their operands alone: an operator libtorch has, not random, with no
 // overload that the call could resolve to that writes an argument.
@@ -41,7 +33,7 @@ bool target_is_pure(Op op, const std::string& target) {
   if (!names_aten_operator(op, target)) return false;
   if (!operator_overload(op, target).empty()) {
     auto exact = find_operator(target);
-    return exact.ok() && !exact->schema->is_mutable() && !is_random(*exact);
+    return exact.ok() && !exact->schema->is_mutable() && !exact->is_random();
   }
   // Without an overload the arguments choose one at run time: any random
   // overload makes the call random. Mutating overloads (`out=`) are only
@@ -49,7 +41,7 @@ bool target_is_pure(Op op, const std::string& target) {
   std::vector<BoundOperator> overloads = find_overloads(operator_base_name(op, target));
   if (overloads.empty()) return false;
   for (const BoundOperator& o : overloads) {
-    if (is_random(o)) return false;
+    if (o.is_random()) return false;
   }
   return true;
 }

@@ -3,9 +3,7 @@
 
 #include <algorithm>
 #include <ATen/ScalarOps.h>
-#include <torch/csrc/jit/frontend/function_schema_parser.h>
 #include <ATen/core/dynamic_type.h>
-#include <torch/csrc/jit/mobile/type_parser.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
@@ -19,6 +17,7 @@
 #include "core/python_operators.h"
 #include "core/well_known.h"
 #include "runtime/plan/execution_plan.h"
+#include "runtime/torchscript/schema_parsing.h"
 #include "runtime/torchscript/script_calls.h"
 #include "runtime/value_conversion.h"
 
@@ -40,7 +39,7 @@ Builtin builtin_for(absl::string_view target) {
 
 const c10::FunctionSchema* builtin_schema(absl::string_view target) {
   if (builtin_for(target) != Builtin::kAssertTensorMetadata) return nullptr;
-  static const auto* schema = new c10::FunctionSchema(torch::jit::parseSchema(
+  static const auto* schema = new c10::FunctionSchema(parse_schema(
       "aten::_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, "
       "ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()"));
   return schema;
@@ -165,7 +164,7 @@ absl::Status check_input_type(const Node& node, size_t index, const c10::IValue&
   }
   c10::TypePtr expected;
   try {
-    expected = c10::parseType(annotation);
+    expected = parse_type(annotation);
   } catch (const std::exception&) {
     return absl::OkStatus();  // an annotation we cannot check
   }

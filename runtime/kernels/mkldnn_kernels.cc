@@ -2,17 +2,18 @@
 #include "runtime/kernels/mkldnn_kernels.h"
 
 #include <map>
-#include <memory>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include <ATen/core/Tensor.h>
-#include <ATen/core/jit_type.h>
+#include <ATen/core/stack.h>
 #include <ATen/core/symbol.h>
-#include <torch/csrc/jit/ir/ir.h>
-#include <torch/csrc/jit/runtime/operator.h>
 #include <torch/library.h>
 #include <torch/version.h>
+
+#include "runtime/operator_binding.h"
+#include "runtime/torchscript/node_operations.h"
 
 namespace fx {
 namespace {
@@ -30,19 +31,12 @@ torch::jit::Operation& clip_operation(double min_val, double max_val) {
   if (it != operations->end()) return it->second;
   const c10::Symbol kind =
       c10::Symbol::fromQualString(in_place ? "prim::MKLDNNHardTanh_" : "prim::MKLDNNHardTanh");
-  TORCH_CHECK(!torch::jit::getAllOperatorsFor(kind).empty(), "this libtorch (",
+  TORCH_CHECK(!find_overloads(kind.toQualString()).empty(), "this libtorch (",
               TORCH_VERSION, ") has no ", kind.toQualString(),
               ": run the graph without the mkldnn_layout pass");
-  auto graph = std::make_shared<torch::jit::Graph>();
-  torch::jit::Value* input = graph->addInput();
-  input->setType(c10::TensorType::get());
-  torch::jit::Node* node = graph->create(kind, {input}, 1);
-  node->f_(c10::Symbol::attr("min_val"), min_val);
-  node->f_(c10::Symbol::attr("max_val"), max_val);
-  node->output()->setType(c10::TensorType::get());
-  graph->insertNode(node);
-  graph->registerOutput(node->output());
-  return operations->emplace(key, node->getOperation()).first->second;
+  return operations
+      ->emplace(key, tensor_node_operation(kind, {{"min_val", min_val}, {"max_val", max_val}}))
+      .first->second;
 }
 
 // Checks that `self` is an MKLDNN tensor whose channels TorchScript's
@@ -68,10 +62,10 @@ void clip_in_place(const at::Tensor& self, double min_val, double max_val, const
 torch::jit::Operation& hardswish_operation() {
   static torch::jit::Operation* operation = [] {
     const c10::Symbol kind = c10::Symbol::fromQualString("prim::MKLDNNHardSwish_");
-    const auto operators = torch::jit::getAllOperatorsFor(kind);
+    const std::vector<BoundOperator> operators = find_overloads(kind.toQualString());
     TORCH_CHECK(!operators.empty(), "this libtorch (", TORCH_VERSION, ") has no ",
                 kind.toQualString(), ": run the graph without the mkldnn_layout pass");
-    return new torch::jit::Operation(operators.front()->getOperation());
+    return new torch::jit::Operation(operators.front().operation());
   }();
   return *operation;
 }
