@@ -33,6 +33,7 @@
 #include "runtime/interpreter/node_calls.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
+#include "runtime/torchscript/script_callables.h"
 #include "runtime/torchscript/script_calls.h"
 #include "exported_program/torch_load.h"
 #include "fx/archive_check.h"

@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/graph.h"
 #include "runtime/interpreter/node_calls.h"
+#include "runtime/torchscript/script_callables.h"
 #include "runtime/torchscript/script_calls.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/well_known.h"
 #include "runtime/interpreter/node_calls.h"
+#include "runtime/torchscript/script_callables.h"
 #include "runtime/torchscript/script_functions.h"
 #include "runtime/torchscript/script_module.h"
 #include "runtime/value_conversion.h"

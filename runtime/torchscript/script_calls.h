@@ -8,7 +8,9 @@
 // errors naming the node. node_calls.h's lookup_target finds the callee
 // (NodeTarget::script); the Interpreter and the plan's first run choose and
 // call; the plan's steps keep the choice. This is the only place the
-// runtime calls TorchScript code, and node_calls.h holds it opaquely.
+// runtime calls TorchScript code; this header, node_calls.h and the plan hold
+// the callables opaquely (their definition is script_callables.h's), so that
+// the runtime's files parse no TorchScript header.
 //
 //   auto call = fx::choose_script_call(node, *target.script, args, kwargs);
 //   absl::StatusOr<c10::IValue> v = fx::call_script(node, **call, args, kwargs);
@@ -21,8 +23,6 @@
 #include <memory>
 #include <vector>
 
-#include <torch/csrc/jit/api/module.h>
-
 #include "absl/status/statusor.h"
 #include "core/export.h"
 #include "core/node.h"
@@ -32,11 +32,8 @@
 namespace fx {
 
 // One TorchScript callable: a function, or a module's method bound to the
-// module's object.
-struct FX_API ScriptCall {
-  torch::jit::Function* function = nullptr;  // or
-  c10::optional<torch::jit::Method> method;
-};
+// module's object (script_callables.h).
+struct ScriptCall;
 
 // The TorchScript code a node's target runs: one callable, or the overloads
 // TorchScript compiled (once per Python overload; a module's `forward__0`,
@@ -68,16 +65,6 @@ FX_API absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCal
 FX_API absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCallee& callee,
                                                std::vector<c10::IValue> args,
                                                const IValueKwargs& kwargs);
-
-// TorchScript checks a call's values against the declared types exactly: a
-// list a caller gave or the graph built (List[Any]) is no `List[Tensor]`.
-// Gives list and tuple values in `args` and `kwargs` the types `schema`
-// declares where Python would accept them there (coerce_to_type); what does
-// not fit is left for TorchScript to refuse. `first` is the schema parameter
-// `args[0]` fills (1 past a method's self). Returns the kwargs, typed.
-FX_API torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t first,
-                                           std::vector<c10::IValue>& args,
-                                           const IValueKwargs& kwargs = {});
 
 }  // namespace fx
 
