@@ -4,9 +4,6 @@
 #include <ATen/EmptyTensor.h>
 #include <caffe2/serialize/in_memory_adapter.h>
 #include <caffe2/serialize/inline_container.h>
-#include <torch/csrc/jit/api/function_impl.h>
-#include <torch/csrc/jit/ir/ir.h>
-#include <torch/csrc/jit/runtime/graph_iterator.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -548,29 +545,6 @@ absl::Status check_tensors_in_bounds(const c10::IValue& root) {
       }
     } else if (value.isObject()) {
       for (const c10::IValue& v : value.toObjectRef().slots()) work.push_back(v);
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status check_module_tensors(const torch::jit::Module& module) {
-  // The parameters, buffers and attributes of every submodule are slots of
-  // the module objects.
-  if (absl::Status s = check_tensors_in_bounds(module._ivalue()); !s.ok()) return s;
-  for (torch::jit::Function* fn : module._ivalue()->compilation_unit()->get_functions()) {
-    torch::jit::GraphFunction* graph_fn = torch::jit::tryToGraphFunction(*fn);
-    if (graph_fn == nullptr) continue;
-    std::shared_ptr<torch::jit::Graph> graph = graph_fn->graph();
-    torch::jit::DepthFirstGraphNodeIterator it(graph);
-    for (torch::jit::Node* n = it.next(); n != nullptr; n = it.next()) {
-      if (n->kind() != c10::prim::Constant || n->outputs().size() != 1 ||
-          !n->output()->type()->cast<c10::TensorType>()) {
-        continue;
-      }
-      if (absl::Status s = check_tensors_in_bounds(n->t(c10::attr::value)); !s.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("a constant of ", fn->qualname().qualifiedName(), ": ", s.message()));
-      }
     }
   }
   return absl::OkStatus();

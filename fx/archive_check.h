@@ -37,11 +37,16 @@
 #include <string>
 
 #include <ATen/core/ivalue.h>
-#include <torch/csrc/jit/api/module.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "core/export.h"
+
+namespace torch {
+namespace jit {
+struct Module;  // torch/csrc/jit/api/module.h
+}  // namespace jit
+}  // namespace torch
 
 namespace fx {
 
@@ -61,6 +66,7 @@ FX_API absl::Status check_archive_bytes(absl::string_view bytes);
 // `value` (through tuples, lists, dicts and objects, without recursion), and
 // every parameter, buffer, attribute and code constant of `module`.
 FX_API absl::Status check_tensors_in_bounds(const c10::IValue& value);
+// (fx/torchscript/module_check.cc, where TorchScript's types are whole.)
 FX_API absl::Status check_module_tensors(const torch::jit::Module& module);
 
 }  // namespace fx

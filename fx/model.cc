@@ -19,7 +19,7 @@
 #include "fx/model_values.h"
 #include "fx/output_file.h"
 #include "plugins/registry.h"
-#include "runtime/torchscript/torchscript_export.h"
+#include "runtime/torchscript/torchscript_save.h"
 
 namespace fx {
 
@@ -133,14 +133,7 @@ absl::Status Model::save(const std::string& path) const {
     if (!bytes.ok()) return bytes.status();
     file->stream() << *bytes;
   } else {
-    auto module = export_to_torchscript(gm);
-    if (!module.ok()) return module.status();
-    try {
-      module->save(file->stream());
-    } catch (const std::exception& e) {
-      return absl::InternalError(
-          absl::StrCat("cannot save the model as TorchScript: ", first_line_of(e.what())));
-    }
+    if (absl::Status s = write_torchscript(gm, file->stream()); !s.ok()) return s;
   }
   return file->commit();
 }

@@ -5,8 +5,12 @@
 // error a user can act on for every way it can go wrong.
 //
 //   fx::load_operator_library("/path/libmy_ops.so");   // before the model
-//   absl::StatusOr<torch::jit::Module> m = fx::load_model(path);   // "-": standard input
-//   absl::StatusOr<fx::ModelFile> f = fx::load_model_file(path);   // .pt or .pt2
+//   absl::StatusOr<fx::ModelFile> f = fx::load_model_file(path);   // .pt or .pt2; "-": stdin
+//
+// This header parses no TorchScript header: a TorchScript model is held as
+// TorchScript's module, declared here, whole in <torch/csrc/jit/api/module.h>
+// (fx/torchscript/torchscript_file.h includes it, and gives load_model, which
+// reads a TorchScript file as that module).
 //
 // A file is a torch.export program when its zip holds one (either layout,
 // exported_program/archive.h), whatever its name; otherwise it is read as
@@ -21,10 +25,9 @@
 #ifndef FX_FX_MODEL_FILE_H_
 #define FX_FX_MODEL_FILE_H_
 
+#include <memory>
 #include <optional>
 #include <string>
-
-#include <torch/csrc/jit/api/module.h>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -32,6 +35,12 @@
 #include "core/export.h"
 #include "core/message_text.h"  // first_line_of
 #include "exported_program/archive.h"
+
+namespace torch {
+namespace jit {
+struct Module;  // torch/csrc/jit/api/module.h
+}  // namespace jit
+}  // namespace torch
 
 namespace fx {
 
@@ -42,12 +51,9 @@ struct FX_API ModelFileNames {
   std::string op_library = "fx::load_operator_library(PATH)";
 };
 
-FX_API absl::StatusOr<torch::jit::Module> load_model(const std::string& path,
-                                                     const ModelFileNames& names = {});
-
 // A model file of either kind: exactly one of the two is set.
 struct FX_API ModelFile {
-  std::optional<torch::jit::Module> torchscript;
+  std::shared_ptr<const torch::jit::Module> torchscript;
   std::optional<exported::LoadedProgram> program;
 };
 FX_API absl::StatusOr<ModelFile> load_model_file(const std::string& path,

@@ -116,14 +116,7 @@ absl::Status save(const FxrunSettings& settings, const FxrunModel& model, Output
                 << "\n";
     return absl::OkStatus();
   }
-  auto exported = export_to_torchscript(model.gm);
-  if (!exported.ok()) return exported.status();
-  try {
-    exported->save(saved.stream());
-  } catch (const std::exception& e) {
-    return absl::InternalError(absl::StrCat("cannot save the exported module: ", e.what()));
-  }
-  return absl::OkStatus();
+  return write_torchscript(model.gm, saved.stream());
 }
 
 // The graph traced from the model, or read from --graph.

@@ -2,6 +2,7 @@
 #include "runtime/torchscript/torchscript_export.h"
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -546,6 +547,18 @@ absl::Status save_torchscript(const GraphModule& gm, const std::string& path) {
   } catch (const std::exception& e) {
     return absl::UnavailableError(
         absl::StrCat("cannot write ", path_for_message(path), ": ", first_line(e.what())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status write_torchscript(const GraphModule& gm, std::ostream& out) {
+  auto module = export_to_torchscript(gm);
+  if (!module.ok()) return module.status();
+  try {
+    module->save(out);
+  } catch (const std::exception& e) {
+    return absl::InternalError(
+        absl::StrCat("cannot save the model as TorchScript: ", first_line(e.what())));
   }
   return absl::OkStatus();
 }

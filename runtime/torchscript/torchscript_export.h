@@ -48,6 +48,7 @@
 #include "absl/status/statusor.h"
 #include "core/export.h"
 #include "runtime/graph_module.h"
+#include "runtime/torchscript/torchscript_save.h"  // IWYU pragma: export
 
 namespace fx {
 
@@ -57,9 +58,8 @@ FX_API std::string torchscript_source(const GraphModule& gm);
 // `gm` as a new TorchScript module (see above).
 FX_API absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm);
 
-// export_to_torchscript, then saved to `path` (torch.jit.save's format).
-// Errors name the node that cannot be exported, or the path and the reason.
-FX_API absl::Status save_torchscript(const GraphModule& gm, const std::string& path);
+// save_torchscript(gm, path) and write_torchscript(gm, stream): this module,
+// saved (torchscript_save.h).
 
 }  // namespace fx
 

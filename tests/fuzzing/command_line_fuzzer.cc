@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "tools/command_line.h"
 #include "fx/model_file.h"
+#include "fx/torchscript/torchscript_file.h"
 #include "fx/output_file.h"
 
 ABSL_FLAG(std::string, model, "", "model");
