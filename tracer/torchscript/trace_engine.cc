@@ -2,14 +2,14 @@
 //
 // Running method and function graphs: frames, blocks and the dispatch of each
 // TorchScript node to the part of the engine that handles it.
-#include "tracer/trace_engine.h"
+#include "tracer/torchscript/trace_engine.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/constants.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "tracer/diagnostics.h"
+#include "tracer/torchscript/diagnostics.h"
 
 namespace fx {
 namespace tracer_internal {

@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "tracer/diagnostics.h"
+#include "tracer/torchscript/diagnostics.h"
 
 #include <torch/csrc/jit/frontend/source_range.h>
 #include <torch/csrc/jit/ir/ir.h>

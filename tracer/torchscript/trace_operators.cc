@@ -24,8 +24,8 @@
 #include "core/well_known.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
-#include "tracer/diagnostics.h"
-#include "tracer/trace_engine.h"
+#include "tracer/torchscript/diagnostics.h"
+#include "tracer/torchscript/trace_engine.h"
 
 namespace fx {
 namespace tracer_internal {

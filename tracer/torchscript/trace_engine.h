@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 //
-// trace_engine.h: the walk behind fx::Tracer. Internal to //tracer; not part
-// of the public API (include tracer/tracer.h).
+// trace_engine.h: the walk of TorchScript graphs behind fx::Tracer's trace of
+// a TorchScript module (trace_module.cc: Tracer::trace, Tracer::trace_into).
+// Internal to //tracer; not part of the public API (include tracer/tracer.h).
 //
 // The engine runs TorchScript method graphs on TraceValues (trace_value.h):
 // known values are computed with TorchScript's own operators, everything
@@ -11,7 +12,7 @@
 // module type, so a method graph run for many modules of one type (ResNet's
 // blocks) is resolved once.
 //
-// Where each part lives:
+// Where each part lives (all in tracer/torchscript/):
 //   trace_engine.cc        running graphs and blocks, dispatching nodes, frames
 //   trace_attributes.cc    modules and their attributes (prim::GetAttr), get_attr
 //                          and tensor-constant nodes
@@ -25,9 +26,12 @@
 //                          operators through the AliasTracker)
 //   trace_values.cc        between trace values and graph arguments
 //   alias_tracker.h        in-place and alias semantics
+//   call_effects.h         what a leaf call does to its arguments
 //   diagnostics.h          source locations and messages
-#ifndef FX_TRACER_TRACE_ENGINE_H_
-#define FX_TRACER_TRACE_ENGINE_H_
+//   module_object.cc       ModuleRef's TorchScript object, the class facts of
+//                          TorchScript module types
+#ifndef FX_TRACER_TORCHSCRIPT_TRACE_ENGINE_H_
+#define FX_TRACER_TORCHSCRIPT_TRACE_ENGINE_H_
 
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -45,10 +49,10 @@
 #include "core/argument.h"
 #include "core/node.h"
 #include "runtime/graph_module.h"
-#include "tracer/alias_tracker.h"
 #include "tracer/module_info.h"
 #include "tracer/module_ref.h"
-#include "tracer/trace_value.h"
+#include "tracer/torchscript/alias_tracker.h"
+#include "tracer/torchscript/trace_value.h"
 #include "tracer/tracer.h"
 
 namespace fx {
@@ -252,4 +256,4 @@ class TraceEngine {
 }  // namespace tracer_internal
 }  // namespace fx
 
-#endif  // FX_TRACER_TRACE_ENGINE_H_
+#endif  // FX_TRACER_TORCHSCRIPT_TRACE_ENGINE_H_

@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "tracer/alias_tracker.h"
+#include "tracer/torchscript/alias_tracker.h"
 
 namespace fx {
 namespace tracer_internal {

@@ -19,7 +19,7 @@
 #include "core/well_known.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
-#include "tracer/trace_engine.h"
+#include "tracer/torchscript/trace_engine.h"
 
 namespace fx {
 namespace tracer_internal {

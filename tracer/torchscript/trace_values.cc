@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
-#include "tracer/trace_engine.h"
+#include "tracer/torchscript/trace_engine.h"
 #include "core/well_known.h"
 
 namespace fx {

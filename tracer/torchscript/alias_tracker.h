@@ -29,8 +29,8 @@
 //
 // Contracts: nodes are compared by identity; the tracker never dereferences a
 // node it was not given; not thread-safe (one per trace).
-#ifndef FX_TRACER_ALIAS_TRACKER_H_
-#define FX_TRACER_ALIAS_TRACKER_H_
+#ifndef FX_TRACER_TORCHSCRIPT_ALIAS_TRACKER_H_
+#define FX_TRACER_TORCHSCRIPT_ALIAS_TRACKER_H_
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -85,4 +85,4 @@ class AliasTracker {
 }  // namespace tracer_internal
 }  // namespace fx
 
-#endif  // FX_TRACER_ALIAS_TRACKER_H_
+#endif  // FX_TRACER_TORCHSCRIPT_ALIAS_TRACKER_H_

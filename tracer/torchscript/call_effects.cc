@@ -1,5 +1,5 @@
 // Copyright 2026 The FX for C++ Authors.
-#include "tracer/call_effects.h"
+#include "tracer/torchscript/call_effects.h"
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/alias_analysis.h>
@@ -14,7 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "tracer/alias_tracker.h"
+#include "tracer/torchscript/alias_tracker.h"
 
 namespace fx {
 namespace tracer_internal {

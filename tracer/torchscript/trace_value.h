@@ -34,8 +34,8 @@
 //                when used on its own.
 //
 // TraceValues are cheap to copy; List and Dict copies share their storage.
-#ifndef FX_TRACER_TRACE_VALUE_H_
-#define FX_TRACER_TRACE_VALUE_H_
+#ifndef FX_TRACER_TORCHSCRIPT_TRACE_VALUE_H_
+#define FX_TRACER_TORCHSCRIPT_TRACE_VALUE_H_
 
 #include <ATen/core/ivalue.h>
 #include <ATen/core/jit_type.h>
@@ -181,4 +181,4 @@ inline bool TraceValue::same_container(const TraceValue& other) const {
 }  // namespace tracer_internal
 }  // namespace fx
 
-#endif  // FX_TRACER_TRACE_VALUE_H_
+#endif  // FX_TRACER_TORCHSCRIPT_TRACE_VALUE_H_

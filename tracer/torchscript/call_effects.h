@@ -18,8 +18,8 @@
 // `self.inplace`, known arguments such as inplace=True) and branches that
 // cannot run removed, so `nn.ReLU()` is found pure and `nn.ReLU(inplace=True)`
 // is not. Results are cached for the process by callee and known values.
-#ifndef FX_TRACER_CALL_EFFECTS_H_
-#define FX_TRACER_CALL_EFFECTS_H_
+#ifndef FX_TRACER_TORCHSCRIPT_CALL_EFFECTS_H_
+#define FX_TRACER_TORCHSCRIPT_CALL_EFFECTS_H_
 
 #include <torch/csrc/jit/api/module.h>
 
@@ -54,4 +54,4 @@ const CallEffects& function_call_effects(const std::shared_ptr<torch::jit::Compi
 }  // namespace tracer_internal
 }  // namespace fx
 
-#endif  // FX_TRACER_CALL_EFFECTS_H_
+#endif  // FX_TRACER_TORCHSCRIPT_CALL_EFFECTS_H_

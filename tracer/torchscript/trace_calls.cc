@@ -14,8 +14,8 @@
 #include "core/naming.h"
 #include "core/well_known.h"
 #include "runtime/torchscript/script_functions.h"
-#include "tracer/call_effects.h"
-#include "tracer/trace_engine.h"
+#include "tracer/torchscript/call_effects.h"
+#include "tracer/torchscript/trace_engine.h"
 
 namespace fx {
 namespace tracer_internal {

@@ -8,7 +8,7 @@
 // GraphModule.
 #include "absl/strings/str_cat.h"
 #include "core/naming.h"
-#include "tracer/trace_engine.h"
+#include "tracer/torchscript/trace_engine.h"
 
 namespace fx {
 namespace tracer_internal {

@@ -8,8 +8,8 @@
 // 'layer1.0')`) and, for what symbolic tracing cannot follow, how to get past
 // it: make the module a leaf or the function a leaf function, spelled for
 // fxrun users and for C++ users (leaf_hint).
-#ifndef FX_TRACER_DIAGNOSTICS_H_
-#define FX_TRACER_DIAGNOSTICS_H_
+#ifndef FX_TRACER_TORCHSCRIPT_DIAGNOSTICS_H_
+#define FX_TRACER_TORCHSCRIPT_DIAGNOSTICS_H_
 
 #include <string>
 #include <vector>
@@ -47,4 +47,4 @@ std::string format_message(const std::vector<std::string>& pieces);
 }  // namespace tracer_internal
 }  // namespace fx
 
-#endif  // FX_TRACER_DIAGNOSTICS_H_
+#endif  // FX_TRACER_TORCHSCRIPT_DIAGNOSTICS_H_
