@@ -38,7 +38,6 @@
 
 #include <ATen/core/ivalue.h>
 #include <c10/core/Device.h>
-#include <torch/csrc/jit/api/module.h>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -46,6 +45,12 @@
 #include "runtime/graph_module.h"
 #include "fx/model_values.h"
 #include "tools/output_check.h"
+
+namespace torch {
+namespace jit {
+struct Module;  // torch/csrc/jit/api/module.h
+}  // namespace jit
+}  // namespace torch
 
 namespace fx {
 

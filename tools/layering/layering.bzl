@@ -29,3 +29,15 @@ def layer_test(name, targets, allowed, kinds = "cc_library"):
         args = ["$(location :%s_deps)" % name, "//" + native.package_name()] + allowed,
         data = [":%s_deps" % name],
     )
+
+def package_sources(name = "sources"):
+    """This package's C++ files, for //tools/layering:torchscript_includes_test.
+
+    Args:
+      name: the filegroup's name.
+    """
+    native.filegroup(
+        name = name,
+        srcs = native.glob(["**/*.h", "**/*.cc"]),
+        visibility = ["//tools/layering:__pkg__"],
+    )

@@ -1,14 +1,14 @@
 // Copyright 2026 The FX for C++ Authors.
 //
-// trace_model: traces a TorchScript model saved from PyTorch and prints its FX
-// graph as a table and as Python code. The example of docs/tracer.md.
+// trace_model: traces a model saved from PyTorch (a TorchScript module, .pt,
+// or a torch.export program, .pt2) and prints its FX graph as a table and as
+// Python code. The example of docs/tracer.md.
 //
 //   bazel run //tracer/examples:trace_model -- /path/to/model.pt
 #include <iostream>
 
-#include <torch/csrc/jit/serialization/import.h>
-
 #include "core/printer.h"
+#include "fx/model_file.h"
 #include "tracer/tracer.h"
 
 int main(int argc, char** argv) {
@@ -16,14 +16,14 @@ int main(int argc, char** argv) {
     std::cerr << "usage: trace_model MODEL.pt\n";
     return 2;
   }
-  torch::jit::Module model;
-  try {
-    model = torch::jit::load(argv[1]);
-  } catch (const c10::Error& e) {
-    std::cerr << "cannot load " << argv[1] << ": " << e.what_without_backtrace() << "\n";
+  absl::StatusOr<fx::ModelFile> file = fx::load_model_file(argv[1]);
+  if (!file.ok()) {
+    std::cerr << "cannot load " << argv[1] << ": " << file.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<fx::GraphModule> gm = fx::Tracer().trace(model);
+  fx::Tracer tracer;
+  absl::StatusOr<fx::GraphModule> gm =
+      file->program ? tracer.trace(*file->program) : tracer.trace(*file->torchscript);
   if (!gm.ok()) {
     std::cerr << "cannot trace " << argv[1] << ": " << gm.status().message() << "\n";
     return 1;
