@@ -30,7 +30,7 @@ def layer_test(name, targets, allowed, kinds = "cc_library"):
         data = [":%s_deps" % name],
     )
 
-def package_sources(name = "sources"):
+def package_sources(name = "cc_sources"):
     """This package's C++ files, for //tools/layering:torchscript_includes_test.
 
     Args:
