@@ -26,13 +26,13 @@
 #include "fx/installation.h"
 #include "plugins/plugin_loader.h"
 #include "plugins/registry.h"
-#include "runtime/torchscript/script_module.h"
-#include "runtime/torchscript/torchscript_export.h"
+#include "runtime/torchscript/torchscript_save.h"
 #include "tools/bazel_runfiles.h"
 #include "tools/fxrun_text.h"
 #include "tools/graph_dot.h"
 #include "tools/graph_file.h"
 #include "tools/graphviz.h"
+#include "tools/torchscript/module_state.h"
 #include "tracer/tracer.h"
 
 namespace fx {
@@ -154,11 +154,8 @@ absl::StatusOr<GraphModule> trace_or_read_graph(const FxrunSettings& settings,
     if (!read.ok()) return prefixed(absl::StrCat("cannot read ", shown, ": "), read.status());
     root = read->shared_root();
   } else {
-    // The tracer's mode, set on every submodule (train() recurses) before the
-    // state is converted.
-    torch::jit::Module model = *file.torchscript;
-    if (settings.tracer.training != model.is_training()) model.train(settings.tracer.training);
-    auto state = module_from_torchscript(model);
+    // In the tracer's mode.
+    auto state = torchscript_module_state(*file.torchscript, settings.tracer.training);
     if (!state.ok()) return prefixed(absl::StrCat("cannot read ", shown, ": "), state.status());
     root = *std::move(state);
   }

@@ -10,23 +10,15 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <torch/csrc/jit/api/compilation_unit.h>
-#include <torch/csrc/jit/mobile/type_parser.h>
-#include <torch/csrc/jit/serialization/pickle.h>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
-#include "absl/strings/match.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
 #include "core/naming.h"
-#include "core/well_known.h"
 #include "fx/archive_check.h"
-#include "runtime/torchscript/script_functions.h"
-#include "runtime/torchscript/script_module.h"
 #include "tools/graph_json.h"
+#include "tools/torchscript/graph_file_code.h"
+#include "tools/torchscript/saved_values.h"
 
 namespace fx {
 
@@ -44,21 +36,13 @@ Json module_to_json(const GraphModule& gm) {
   out["nodes"] = std::move(graph["nodes"]);
   out["meta"] = std::move(graph["meta"]);
   // Sorted, so that equal modules give equal files.
-  std::map<std::string, Json> functions;
-  for (const auto& [target, fns] : script_functions_by_target(gm)) {
-    Json names = Json::array();
-    for (const auto& fn : fns) names.push_back(fn.function_->qualname().qualifiedName());
-    functions.emplace(target, std::move(names));
-  }
   out["functions"] = Json::object();
-  for (auto& [target, names] : functions) out["functions"][target] = std::move(names);
+  for (auto& [target, names] : leaf_function_names(gm)) out["functions"][target] = std::move(names);
   std::map<std::string, c10::IValue> attributes(gm.own_attributes().begin(),
                                                 gm.own_attributes().end());
   out["attributes"] = Json::object();
   for (const auto& [name, value] : attributes) {
-    const std::vector<char> bytes = torch::jit::pickle_save(value);
-    out["attributes"][name] = {
-        {"pickle", absl::Base64Escape(absl::string_view(bytes.data(), bytes.size()))}};
+    out["attributes"][name] = {{"pickle", absl::Base64Escape(pickle_value(value))}};
   }
   if (!gm.graph_submodules().empty()) {
     out["submodules"] = Json::object();
@@ -80,132 +64,6 @@ absl::StatusOr<std::string> graph_file_text(const GraphModule& gm) {
 }
 
 namespace {
-
-// Whether TorchScript function `python_name` is what a leaf call of `target`
-// runs: the same function, or in the same module one that TorchScript picks
-// for it (boolean dispatch: max_pool2d runs _max_pool2d or
-// max_pool2d_with_indices).
-bool names_the_function(const std::string& python_name, absl::string_view target) {
-  if (python_name == target) return true;
-  const size_t a = python_name.rfind('.');
-  const size_t b = target.rfind('.');
-  if (a == std::string::npos || b == absl::string_view::npos ||
-      absl::string_view(python_name).substr(0, a) != target.substr(0, b)) {
-    return false;
-  }
-  const absl::string_view name = absl::StripLeadingAsciiWhitespace(
-      absl::string_view(python_name).substr(a + 1));
-  absl::string_view bare = name;
-  while (absl::ConsumePrefix(&bare, "_")) {
-  }
-  return absl::StartsWith(bare, target.substr(b + 1));
-}
-
-// The Python spelling of a type the tracer writes (python_annotation in the
-// tracer), as TorchScript's type parser spells it; other names as they are.
-std::string torchscript_atom(absl::string_view python) {
-  if (python == "torch.Tensor") return "Tensor";
-  if (python == "torch.device") return "Device";
-  if (python == "None") return "NoneType";
-  if (absl::ConsumePrefix(&python, "typing.")) return std::string(python);
-  return std::string(python);
-}
-
-// `type`, a type annotation (dotted names, with brackets and commas, nested
-// at most kMaxTypeNesting deep), as TorchScript's type parser spells it; an
-// error for anything else. Checked without recursion: libtorch's type parser
-// recurses on brackets.
-constexpr int kMaxTypeNesting = 32;
-
-absl::StatusOr<std::string> annotation_as_torchscript(absl::string_view type) {
-  std::string torchscript;
-  int depth = 0;
-  bool expect_name = true;  // after '[' or ',', and at the start
-  size_t i = 0;
-  auto not_annotation = [&]() {
-    return absl::InvalidArgumentError(absl::StrCat(
-        quote_for_message(type), " is not a type annotation (names such as torch.Tensor, "
-                                 "typing.Optional[int], with brackets and commas, nested at most ",
-        kMaxTypeNesting, " deep)"));
-  };
-  while (i < type.size()) {
-    const char c = type[i];
-    if (c == ' ') {
-      ++i;
-    } else if (expect_name) {
-      size_t end = i;
-      while (end < type.size() && (absl::ascii_isalnum(type[end]) || type[end] == '_' || type[end] == '.')) ++end;
-      const absl::string_view name = type.substr(i, end - i);
-      for (absl::string_view atom : absl::StrSplit(name, '.')) {
-        if (!is_python_identifier(atom)) return not_annotation();
-      }
-      torchscript += torchscript_atom(name);
-      expect_name = false;
-      i = end;
-    } else if (c == '[') {
-      if (++depth > kMaxTypeNesting) return not_annotation();
-      torchscript += c;
-      expect_name = true;
-      ++i;
-    } else if (c == ',' && depth > 0) {
-      torchscript += ", ";
-      expect_name = true;
-      ++i;
-    } else if (c == ']' && depth > 0) {
-      --depth;
-      torchscript += c;
-      ++i;
-    } else {
-      return not_annotation();
-    }
-  }
-  if (depth != 0 || expect_name) return not_annotation();
-  return torchscript;
-}
-
-// A node's type is pasted into printed code and exported source as it is
-// written, so it must be a type annotation of types TorchScript knows; a
-// placeholder's must be its argument's TorchScript type (meta
-// _torchscript_type, itself an annotation that libtorch parses when the
-// interpreter checks inputs against it).
-absl::Status check_node_type(const Node& n, const torch::jit::CompilationUnit* unit,
-                             std::string* where) {
-  const MetaValue* declared = n.meta().find(kTorchScriptTypeKey);
-  c10::TypePtr expected;
-  if (declared != nullptr && declared->is_string()) {
-    *where = absl::StrCat("meta ", kTorchScriptTypeKey);
-    auto spelled = annotation_as_torchscript(declared->to_string());
-    if (!spelled.ok()) return spelled.status();
-    try {
-      expected = c10::parseType(*spelled);
-    } catch (const std::exception&) {
-      // A type the interpreter does not check either (a class of the model).
-    }
-  }
-  *where = "type";
-  const std::string& type = n.type();
-  if (type.empty()) return absl::OkStatus();
-  auto torchscript = annotation_as_torchscript(type);
-  if (!torchscript.ok()) return torchscript.status();
-  c10::TypePtr parsed;
-  try {
-    parsed = c10::parseType(*torchscript);
-  } catch (const std::exception&) {
-    // A class of the model (a NamedTuple): its qualified name.
-    if (unit != nullptr && unit->get_type(c10::QualifiedName(*torchscript)) != nullptr) {
-      return absl::OkStatus();
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat(quote_for_message(type), " names no type TorchScript knows"));
-  }
-  if (n.op() == Op::kPlaceholder && expected != nullptr && *parsed != *expected) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        quote_for_message(type), " is not the type of forward's argument ",
-        quote_for_message(n.target()), " (", quote_for_message(declared->to_string()),
-        " in its meta _torchscript_type)"));
-  }
-  return absl::OkStatus();
-}
 
 absl::Status bad(absl::string_view file, const std::string& where, absl::string_view what) {
   return absl::InvalidArgumentError(
@@ -250,8 +108,7 @@ absl::StatusOr<GraphModule> read_graph_file(absl::string_view text,
   // The model's TorchScript code (its root's class's compilation unit) holds
   // the functions and classes the file names; a model not read from
   // TorchScript has none.
-  const TorchScriptClass* code = torchscript_class(*model);
-  return module_from_json(json, model, code != nullptr ? code->unit() : nullptr, file_name, "");
+  return module_from_json(json, model, model_code_unit(*model), file_name, "");
 }
 
 namespace {
@@ -285,7 +142,7 @@ absl::StatusOr<GraphModule> module_from_json(
   }
   GraphModule gm(model, *std::move(graph), class_name);
   // The runtime finds functions called by name and NamedTuple classes there.
-  if (unit != nullptr) set_script_unit(gm, unit);
+  if (unit != nullptr) set_model_code_unit(gm, unit);
 
   if (json.contains("attributes")) {
     const Json& attributes = json["attributes"];
@@ -301,16 +158,12 @@ absl::StatusOr<GraphModule> module_from_json(
       if (absl::Status s = check_archive_bytes(bytes); !s.ok()) {
         return bad(file_name, where, absl::StrCat("the pickle is refused: ", s.message()));
       }
-      c10::IValue value;
-      try {
-        value = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
-      } catch (const std::exception&) {
-        return bad(file_name, where, "the pickle does not load");
-      }
-      if (absl::Status s = check_tensors_in_bounds(value); !s.ok()) {
+      absl::StatusOr<c10::IValue> value = unpickle_value(bytes);
+      if (!value.ok()) return bad(file_name, where, "the pickle does not load");
+      if (absl::Status s = check_tensors_in_bounds(*value); !s.ok()) {
         return bad(file_name, where, s.message());
       }
-      if (absl::Status s = gm.add_attribute(name, value); !s.ok()) {
+      if (absl::Status s = gm.add_attribute(name, *value); !s.ok()) {
         return bad(file_name, where, s.message());
       }
     }
@@ -323,27 +176,9 @@ absl::StatusOr<GraphModule> module_from_json(
       if (!names.is_array()) return bad(file_name, where, "expected an array of names");
       for (const Json& name : names) {
         if (!name.is_string()) return bad(file_name, where, "expected an array of names");
-        torch::jit::Function* fn = nullptr;
-        try {
-          // (A model not read from TorchScript has no unit, and no functions.)
-          if (unit != nullptr) {
-            fn = unit->find_function(c10::QualifiedName(name.get<std::string>()));
-          }
-        } catch (const std::exception&) {
-          // not a qualified name: reported as missing
+        if (absl::Status s = add_leaf_function(gm, unit, target, name.get<std::string>()); !s.ok()) {
+          return bad(file_name, where, s.message());
         }
-        if (fn == nullptr) {
-          return bad(file_name, where,
-                     absl::StrCat("the model has no TorchScript function ",
-                                  name.get<std::string>(),
-                                  " (the graph was written for another model?)"));
-        }
-        if (!names_the_function(python_qualified_name(fn->qualname().qualifiedName()), target)) {
-          return bad(file_name, where,
-                     absl::StrCat("the model's function ", name.get<std::string>(),
-                                  " is not the function ", target));
-        }
-        add_script_function(gm, target, torch::jit::StrongFunctionPtr(unit, fn));
       }
     }
   }

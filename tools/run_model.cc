@@ -4,20 +4,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <sstream>
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
-#include <ATen/core/grad_mode.h>
 #include <ATen/core/ivalue.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/randint.h>
 #include <ATen/ops/randn.h>
 #include <caffe2/serialize/in_memory_adapter.h>
 #include <caffe2/serialize/inline_container.h>
-#include <torch/csrc/jit/serialization/import.h>
-#include <torch/csrc/jit/serialization/pickle.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -33,12 +29,11 @@
 #include "runtime/interpreter/node_calls.h"
 #include "runtime/operator_binding.h"
 #include "runtime/value_conversion.h"
-#include "runtime/torchscript/script_callables.h"
-#include "runtime/torchscript/script_calls.h"
 #include "exported_program/torch_load.h"
 #include "fx/archive_check.h"
 #include "fx/input_file.h"
 #include "fx/model_file.h"
+#include "tools/torchscript/saved_values.h"
 
 namespace fx {
 namespace {
@@ -220,33 +215,30 @@ absl::StatusOr<std::vector<c10::IValue>> read_inputs(const std::string& path,
   if (!format.ok()) return refused(format.status().message());
   if (absl::Status s = check_archive_bytes(*bytes); !s.ok()) return refused(s.message());
   std::vector<c10::IValue> inputs;
-  try {
-    if (*format == SavedFormat::kTorchScript) {
-      std::istringstream in(*bytes);
-      torch::jit::Module buffers = torch::jit::load(in);
-      for (const at::Tensor& b : buffers.buffers()) inputs.emplace_back(b);
-    } else {
-      const c10::IValue saved =
-          torch::jit::pickle_load(std::vector<char>(bytes->begin(), bytes->end()));
-      if (saved.isGenericDict()) {
-        // (libtorch 1.13 cannot read the dicts Python's torch.save writes, 2.x
-        // can: the message is the one what_torch_save_holds gives 1.13's.)
-        return refused(absl::StrCat("it was saved with torch.save, but holds a dict; ", kInputsAre));
-      }
-      if (saved.isTuple() || saved.isList()) {
-        inputs = saved.isTuple() ? saved.toTupleRef().elements().vec() : saved.toListRef().vec();
-      } else {
-        inputs = {saved};
-      }
-    }
-  } catch (const std::exception& e) {
-    const std::string reason = first_line_of(exception_message(e));
-    if (*format == SavedFormat::kTorchScript) {
+  if (*format == SavedFormat::kTorchScript) {
+    auto buffers = torchscript_module_buffers(*bytes);
+    if (!buffers.ok()) {
       return refused(absl::StrCat("cannot load it as a TorchScript module of buffers: ",
-                                  escape_for_message(reason)));
+                                  escape_for_message(buffers.status().message())));
     }
-    return refused(absl::StrCat("it was saved with torch.save, but holds ",
-                                what_torch_save_holds(*bytes, reason), "; ", kInputsAre));
+    inputs = *std::move(buffers);
+  } else {
+    const absl::StatusOr<c10::IValue> saved = unpickle_value(*bytes);
+    if (!saved.ok()) {
+      return refused(absl::StrCat("it was saved with torch.save, but holds ",
+                                  what_torch_save_holds(*bytes, std::string(saved.status().message())),
+                                  "; ", kInputsAre));
+    }
+    if (saved->isGenericDict()) {
+      // (libtorch 1.13 cannot read the dicts Python's torch.save writes, 2.x
+      // can: the message is the one what_torch_save_holds gives 1.13's.)
+      return refused(absl::StrCat("it was saved with torch.save, but holds a dict; ", kInputsAre));
+    }
+    if (saved->isTuple() || saved->isList()) {
+      inputs = saved->isTuple() ? saved->toTupleRef().elements().vec() : saved->toListRef().vec();
+    } else {
+      inputs = {*saved};
+    }
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (absl::Status s = check_tensors_in_bounds(inputs[i]); !s.ok()) {
@@ -257,57 +249,6 @@ absl::StatusOr<std::vector<c10::IValue>> read_inputs(const std::string& path,
     if (v.isTensor()) v = v.toTensor().to(device);
   }
   return inputs;
-}
-
-absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& original,
-                                                const c10::Device& device) {
-  // Both sides start from the model's state as it is now: the plan shares
-  // the model's parameters and buffers (on the CPU), and a model that
-  // updates a buffer (`self.count.add_(1)`) changes them in every run. The
-  // module checked against is a copy of the model taken before any run.
-  torch::jit::Module module;
-  try {
-    module = original.clone();
-    module.to(device);
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("--check: cannot copy the original module: ",
-                                                   first_line_of(exception_message(e))));
-  }
-  CheckReference reference;
-  reference.name = "the original TorchScript module";
-  reference.writes_inputs = true;
-  // Without autograd: nothing is differentiated, and a model that writes a
-  // parameter in forward (weight clipping, Embedding's max_norm) runs in
-  // PyTorch only so.
-  reference.run = [module](std::vector<c10::IValue>& inputs) mutable -> absl::StatusOr<c10::IValue> {
-    try {
-      at::NoGradGuard no_grad;
-      coerce_to_schema(module.get_method("forward").function().getSchema(), 1, inputs);
-      return module.forward(inputs);
-    } catch (const std::exception& e) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--check: the original module failed on these inputs: ", script_error_message(e)));
-    }
-  };
-  // Its float64 twin, from the same state; made now, used only when outputs
-  // differ beyond the tolerance. A model that cannot be converted (a float32
-  // constant in its code, say) just has none.
-  try {
-    torch::jit::Module exact = original.clone();
-    exact.to(device, at::kDouble);
-    reference.run_exact = [exact](std::vector<c10::IValue> inputs) mutable
-        -> absl::StatusOr<c10::IValue> {
-      try {
-        at::NoGradGuard no_grad;
-        coerce_to_schema(exact.get_method("forward").function().getSchema(), 1, inputs);
-        return exact.forward(std::move(inputs));
-      } catch (const std::exception& e) {
-        return absl::InvalidArgumentError(script_error_message(e));
-      }
-    };
-  } catch (const std::exception&) {
-  }
-  return reference;
 }
 
 absl::StatusOr<SavedRun> read_saved_run(const std::string& path, absl::string_view flag) {

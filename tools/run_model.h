@@ -80,7 +80,8 @@ struct RunOptions {
 // The original module as the reference: a copy of `original` taken now, on
 // `device`, so that a model that updates its buffers is compared from the
 // state it had before any run; and a float64 copy of it for telling rounding
-// from a change (output_check.h).
+// from a change (output_check.h). TorchScript's side of fxrun: defined in
+// tools/torchscript/module_reference.cc.
 absl::StatusOr<CheckReference> module_reference(const torch::jit::Module& original,
                                                 const c10::Device& device);
 
