@@ -52,6 +52,8 @@ struct FX_API ModelFileNames {
 };
 
 // A model file of either kind: exactly one of the two is set.
+// (A torch::jit::Module is a handle to objects: tracing it in training mode
+// sets that mode on the objects this one holds too.)
 struct FX_API ModelFile {
   std::shared_ptr<const torch::jit::Module> torchscript;
   std::optional<exported::LoadedProgram> program;

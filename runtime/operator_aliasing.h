@@ -21,7 +21,7 @@ namespace fx {
 // returns `h` when h is already 2-D, dropout in eval mode returns its input,
 // `type_as` returns self when the types match, einsum and meshgrid return
 // views. The tracer treats their results as views of every input (an in-place
-// operation on either stays in place), and call_effects.h as aliases of the
+// operation on either stays in place), and tracer/torchscript/call_effects.h as aliases of the
 // inputs of a leaf's body. `name` is the qualified name without overload
 // (`aten::atleast_2d`): every overload is taken to behave alike.
 //

@@ -6,8 +6,9 @@
 //
 //   absl::StatusOr<torch::jit::Module> m = fx::load_model(path);  // "-": standard input
 //
-// Contracts: model_file.h's load_model_file's; a torch.export program is
-// refused, naming load_model_file.
+// Contracts: load_model reads through model_file.h's load_model_file, with
+// its errors; a torch.export program (read whole first) is refused, naming
+// load_model_file.
 #ifndef FX_FX_TORCHSCRIPT_TORCHSCRIPT_FILE_H_
 #define FX_FX_TORCHSCRIPT_TORCHSCRIPT_FILE_H_
 

@@ -558,7 +558,7 @@ absl::Status write_torchscript(const GraphModule& gm, std::ostream& out) {
     module->save(out);
   } catch (const std::exception& e) {
     return absl::InternalError(
-        absl::StrCat("cannot save the model as TorchScript: ", first_line(e.what())));
+        absl::StrCat("cannot save the model as TorchScript: ", first_line_of(e.what())));
   }
   return absl::OkStatus();
 }

@@ -31,13 +31,13 @@ def layer_test(name, targets, allowed, kinds = "cc_library"):
     )
 
 def package_sources(name = "cc_sources"):
-    """This package's C++ files, for //tools/layering:torchscript_includes_test.
+    """This package's C++ files (.def tables included), for //tools/layering:torchscript_includes_test.
 
     Args:
       name: the filegroup's name.
     """
     native.filegroup(
         name = name,
-        srcs = native.glob(["**/*.h", "**/*.cc"]),
+        srcs = native.glob(["**/*.h", "**/*.cc", "**/*.def"]),
         visibility = ["//tools/layering:__pkg__"],
     )

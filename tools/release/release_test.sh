@@ -31,7 +31,8 @@ root=$(echo "$work"/install/fx-*)
 examples=$root/share/fx/examples
 [ -x "$root/bin/fxrun" ] || fail "no bin/fxrun in the release"
 for f in lib/cmake/fx/fxConfig.cmake lib/cmake/fx/fxConfigVersion.cmake lib/pkgconfig/fx.pc \
-         include/fx/fx.h include/fx/plugins/fx_plugin.h include/fx/version.h LICENSE \
+         include/fx/fx.h include/fx/plugins/fx_plugin.h include/fx/version.h \
+         include/fx/torchscript/torchscript_file.h LICENSE \
          share/fx/examples/embed_model/CMakeLists.txt share/fx/examples/out_of_tree_plugin/Makefile; do
   [ -e "$root/$f" ] || fail "the release has no $f"
 done

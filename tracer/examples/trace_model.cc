@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<fx::ModelFile> file = fx::load_model_file(argv[1]);
   if (!file.ok()) {
-    std::cerr << "cannot load " << argv[1] << ": " << file.status().message() << "\n";
+    std::cerr << file.status().message() << "\n";  // it names the file
     return 1;
   }
   fx::Tracer tracer;
