@@ -30,7 +30,6 @@ for package in "${packages[@]}"; do
   done < <(find -L "$package" \( -name '*.h' -o -name '*.def' \) -not -path '*/testing/*' -not -path '*/examples/*' | sort)
 done
 for header in fx/*.h fx/torchscript/torchscript_file.h; do
-  mkdir -p "$(dirname "$dest/$header")"
   rewrite "$header" "$dest/$header"
   count=$((count + 1))
 done
