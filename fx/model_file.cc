@@ -51,11 +51,11 @@ absl::StatusOr<std::string> read_model_bytes(const std::string& path, const Mode
   return data;
 }
 
+}  // namespace
+
 std::string shown_model(const std::string& path) {
   return path == "-" ? std::string("from standard input") : path_for_message(path);
 }
-
-}  // namespace
 
 absl::StatusOr<ModelFile> load_model_file(const std::string& path, const ModelFileNames& names) {
   auto bytes = read_model_bytes(path, names);

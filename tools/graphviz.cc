@@ -102,14 +102,6 @@ class SigpipeBlock {
   bool was_pending_ = false;
 };
 
-std::string first_line(absl::string_view text) {
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    line = absl::StripAsciiWhitespace(line);
-    if (!line.empty()) return std::string(line);
-  }
-  return "";
-}
-
 // Whether fontconfig can keep its cache in `dir`: the directory exists, or
 // can be made as fontconfig would make it (mkdir -p), and can be written.
 // Making it is the check: access() says yes to root on a directory such as
@@ -296,10 +288,11 @@ absl::StatusOr<RenderedPicture> render_with_graphviz(const std::string& dot_prog
     const std::string how = WIFEXITED(status)
                                 ? absl::StrCat("exit status ", WEXITSTATUS(status))
                                 : absl::StrCat("killed by signal ", WTERMSIG(status));
-    const std::string said = first_line(errors);
     return absl::InternalError(absl::StrCat(
         "Graphviz's dot failed (", how, ")",
-        said.empty() ? "" : absl::StrCat(": ", escape_for_message(said, 200))));
+        absl::StripAsciiWhitespace(errors).empty()
+            ? ""
+            : absl::StrCat(": ", escape_for_message(first_line_of(errors), 200))));
   }
   RenderedPicture picture;
   picture.output = std::move(output);

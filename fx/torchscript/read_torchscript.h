@@ -19,7 +19,11 @@
 
 namespace fx {
 
-// `shown` names the file in messages ("'m.pt'", "from standard input").
+// How messages name the model file at `path` ("'m.pt'", or "from standard
+// input" for "-"); defined in fx/model_file.cc.
+std::string shown_model(const std::string& path);
+
+// `shown` names the file in messages, as shown_model gives it.
 absl::StatusOr<std::shared_ptr<const torch::jit::Module>> read_torchscript(
     std::string bytes, const std::string& shown, const ModelFileNames& names);
 

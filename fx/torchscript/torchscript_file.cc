@@ -108,8 +108,7 @@ absl::StatusOr<torch::jit::Module> load_model(const std::string& path, const Mod
   if (!file.ok()) return file.status();
   if (file->torchscript == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "cannot load model ", path == "-" ? "from standard input" : path_for_message(path),
-        ": it is a torch.export program, not a TorchScript module (read it with "
+        "cannot load model ", shown_model(path), ": it is a torch.export program, not a TorchScript module (read it with "
         "fx::load_model_file or fx::Model::load)"));
   }
   return *file->torchscript;

@@ -265,13 +265,13 @@ const Node* node_in_message(const Graph& graph, const std::string& source,
   return nullptr;
 }
 
-// The first line of a compiler message (the rest quotes the source, which
-// the line introduces with a colon that would dangle here).
-std::string first_line(absl::string_view message) {
-  message = absl::StripLeadingAsciiWhitespace(message);
-  absl::string_view line = absl::StripTrailingAsciiWhitespace(message.substr(0, message.find('\n')));
-  if (absl::ConsumeSuffix(&line, ":")) line = absl::StripTrailingAsciiWhitespace(line);
-  return std::string(line);
+// The first line of a compiler message, without the colon that ends it (the
+// lines after it quote the source, and are not shown).
+std::string compiler_message_line(absl::string_view message) {
+  std::string line = first_line_of(message);
+  absl::string_view kept = line;
+  if (absl::ConsumeSuffix(&kept, ":")) return std::string(absl::StripTrailingAsciiWhitespace(kept));
+  return line;
 }
 
 // Every name pasted into the source must be what it claims to be: a node
@@ -533,7 +533,7 @@ absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm) 
         node != nullptr ? absl::StrCat("node '", node->name(), "' (", node->target(), ")")
                         : std::string("the graph");
     return absl::InvalidArgumentError(
-        absl::StrCat("cannot export ", what, " to TorchScript: ", first_line(message)));
+        absl::StrCat("cannot export ", what, " to TorchScript: ", compiler_message_line(message)));
   }
   SourceByLine().rewrite(root.get_method("forward").graph()->block());
   return root;
@@ -546,7 +546,7 @@ absl::Status save_torchscript(const GraphModule& gm, const std::string& path) {
     module->save(path);
   } catch (const std::exception& e) {
     return absl::UnavailableError(
-        absl::StrCat("cannot write ", path_for_message(path), ": ", first_line(e.what())));
+        absl::StrCat("cannot write ", path_for_message(path), ": ", first_line_of(e.what())));
   }
   return absl::OkStatus();
 }

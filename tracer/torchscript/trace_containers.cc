@@ -204,39 +204,34 @@ absl::Status TraceEngine::run_container_operator(const jit::Node* n, Frame& fram
   const TraceValue container = lookup(frame, n->input(0));
   if (kind == c10::prim::TupleIndex || kind == c10::aten::__getitem__ ||
       kind == c10::aten::len) {
-    // Reading a tuple of trace values.
-    if (container.is_tuple()) {
-      const auto& items = container.tuple_items();
+    // len() of a sequence of `size` items, or its item at a known index;
+    // `item(i)` gives the i-th as a trace value.
+    auto read_sequence = [&](size_t size, absl::string_view what, auto item) -> absl::Status {
       if (kind == c10::aten::len) {
-        frame.values[n->output()] = TraceValue::known(static_cast<int64_t>(items.size()));
+        frame.values[n->output()] = TraceValue::known(static_cast<int64_t>(size));
         *handled = true;
         return absl::OkStatus();
       }
       const TraceValue& index = lookup(frame, n->input(1));
       if (index.is_known() && index.known_value().isInt()) {
-        auto i = python_index(index.known_value().toInt(), items.size());
-        if (!i) return error(n, absl::StrCat("tuple index ", index.known_value().toInt(), " out of range"));
-        frame.values[n->output()] = items[*i];
+        auto i = python_index(index.known_value().toInt(), size);
+        if (!i) return error(n, absl::StrCat(what, " ", index.known_value().toInt(), " out of range"));
+        frame.values[n->output()] = item(*i);
         *handled = true;
       }
       return absl::OkStatus();
+    };
+    // A tuple of trace values.
+    if (container.is_tuple()) {
+      const auto& items = container.tuple_items();
+      return read_sequence(items.size(), "tuple index", [&](size_t i) { return items[i]; });
     }
     // A sequence the graph holds (a traced tuple or list): read directly.
     if (container.is_traced() && container.traced_argument().is_sequence()) {
       const auto& items = container.traced_argument().elements();
-      if (kind == c10::aten::len) {
-        frame.values[n->output()] = TraceValue::known(static_cast<int64_t>(items.size()));
-        *handled = true;
-        return absl::OkStatus();
-      }
-      const TraceValue& index = lookup(frame, n->input(1));
-      if (index.is_known() && index.known_value().isInt()) {
-        auto i = python_index(index.known_value().toInt(), items.size());
-        if (!i) return error(n, absl::StrCat("index ", index.known_value().toInt(), " out of range"));
-        frame.values[n->output()] = from_argument(items[*i], n->output()->type());
-        *handled = true;
-      }
-      return absl::OkStatus();
+      return read_sequence(items.size(), "index", [&](size_t i) {
+        return from_argument(items[i], n->output()->type());
+      });
     }
   }
   // dict(pairs): `OrderedDict([(k, v) for k, v in zip(names, results)])`.
