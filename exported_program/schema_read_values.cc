@@ -5,6 +5,7 @@
 // its kinds.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -139,7 +140,11 @@ TensorMeta parse_tensor_meta(Parser& p, const json& j, const std::string& path) 
   }
   if (j.contains("layout")) m.layout = static_cast<Layout>(get_int(j.at("layout"), member(path, "layout")));
   // No tensor has a negative size, stride or offset (libtorch throws making one).
-  for (const auto& [values, key] : {std::make_pair(&m.sizes, "sizes"), std::make_pair(&m.strides, "strides")}) {
+  // (A named array: GCC 13 and later take a braced list of make_pair temporaries
+  // for a dangling reference, -Wdangling-reference.)
+  const std::pair<std::vector<SymValue>*, const char*> checked[] = {{&m.sizes, "sizes"},
+                                                                    {&m.strides, "strides"}};
+  for (const auto& [values, key] : checked) {
     for (size_t i = 0; i < values->size(); ++i) {
       const SymValue& v = (*values)[i];
       if (v.kind == SymValue::Kind::kInt && v.i < 0) fail(item(member(path, key), i), absl::StrCat("negative: ", v.i));
