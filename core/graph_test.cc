@@ -190,6 +190,15 @@ TEST(GraphTest, FindNodesByOpAndTargetInGraphOrder) {
   EXPECT_THAT(g.find_nodes(Op::kCallModule, "relu"), ElementsAre(r1, c, r2));
   EXPECT_EQ(g.find_node("conv"), c);
   EXPECT_EQ(g.find_node("nope"), nullptr);
+  // A call that becomes another kind of call moves in the index, keeping its name.
+  ASSERT_TRUE(c->set_call(Op::kCallFunction, "aten::relu").ok());
+  EXPECT_THAT(g.find_nodes(Op::kCallModule, "relu"), ElementsAre(r1, r2));
+  EXPECT_THAT(g.find_nodes(Op::kCallFunction, "aten::relu"), ElementsAre(c));
+  EXPECT_EQ(g.find_node("conv"), c);
+  absl::Status refused = x->set_call(Op::kCallFunction, "aten::relu");
+  EXPECT_THAT(std::string(refused.message()),
+              HasSubstr("node 'x' (placeholder) cannot become a call_function"));
+  EXPECT_EQ(x->op(), Op::kPlaceholder);
 }
 
 TEST(GraphTest, EliminateDeadCodeKeepsPlaceholdersOutputAndImpureNodes) {

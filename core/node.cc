@@ -126,6 +126,23 @@ void Node::set_target(absl::string_view target) {
   ++graph_->version_;
 }
 
+absl::Status Node::set_call(Op op, absl::string_view target) {
+  const auto is_call = [](Op o) {
+    return o == Op::kCallFunction || o == Op::kCallMethod || o == Op::kCallModule;
+  };
+  if (!is_call(op_) || !is_call(op)) {
+    return absl::InvalidArgumentError(absl::StrCat("node '", name_, "' (", op_name(op_),
+                                                   ") cannot become a ", op_name(op),
+                                                   ": only calls change kind"));
+  }
+  if (graph_->target_index_built_) graph_->unindex_target(this);
+  op_ = op;
+  target_ = graph_->intern(target);
+  if (graph_->target_index_built_) graph_->index_target(this);
+  ++graph_->version_;
+  return absl::OkStatus();
+}
+
 void Node::set_type(absl::string_view type) {
   type_ = graph_->intern(type);
   ++graph_->version_;

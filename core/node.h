@@ -110,6 +110,10 @@ class FX_API Node {
 
   // Changes what the node calls. The node keeps its name, as in torch.fx.
   void set_target(absl::string_view target);
+  // Makes a call node another kind of call (call_function, call_method or
+  // call_module) of `target`, as torch.fx's passes assign node.op and
+  // node.target; InvalidArgument when the node or `op` is not a call.
+  absl::Status set_call(Op op, absl::string_view target);
   void set_type(absl::string_view type);
 
   // Renames the node: `candidate` goes through the graph's naming rules, so the

@@ -63,6 +63,13 @@ FX_API std::string operator_name(const c10::FunctionSchema& schema);
 // Fails when this libtorch has no such operator.
 FX_API absl::StatusOr<BoundOperator> find_operator(absl::string_view qualified_name);
 
+// The schema of the operator named exactly `qualified_name`: this
+// libtorch's, or, for an operator torch.export writes that this libtorch
+// lacks (aten::_native_batch_norm_legit_no_training before libtorch 2.1), the
+// schema newer libtorch has, for passes that read such programs. Null when
+// neither knows it.
+FX_API const c10::FunctionSchema* find_schema(absl::string_view qualified_name);
+
 // All overloads of `qualified_name_without_overload` ("aten::add").
 FX_API std::vector<BoundOperator> find_overloads(absl::string_view qualified_name_without_overload);
 

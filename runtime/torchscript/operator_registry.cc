@@ -18,7 +18,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "runtime/operator_binding.h"
+#include "runtime/torchscript/schema_parsing.h"
 
 namespace fx {
 
@@ -63,6 +65,23 @@ std::vector<BoundOperator> find_overloads(absl::string_view qualified_name_witho
     out.push_back(BoundOperator{op, &op->schema()});
   }
   return out;
+}
+
+const c10::FunctionSchema* find_schema(absl::string_view qualified_name) {
+  if (auto op = find_operator(qualified_name); op.ok()) return op->schema;
+  // Operators torch.export writes (torch 2.1 and later) that older
+  // libtorch lacks, with the schema newer libtorch has.
+  static const auto* exported_only = new std::vector<c10::FunctionSchema>{
+      parse_schema("aten::_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, "
+                   "Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, "
+                   "float eps) -> (Tensor, Tensor, Tensor)"),
+  };
+  absl::string_view name = qualified_name;
+  absl::ConsumeSuffix(&name, ".default");
+  for (const c10::FunctionSchema& schema : *exported_only) {
+    if (name == operator_name(schema)) return &schema;
+  }
+  return nullptr;
 }
 
 }  // namespace fx

@@ -24,12 +24,19 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "core/export.h"
 #include "core/node.h"
 #include "runtime/graph_module.h"
 #include "runtime/operator_binding.h"
 
 namespace fx {
+
+// The schemas of the leaf functions the tracer recorded for call_function
+// `target` (`torch.nn.functional.batch_norm`'s parameters as Python declares
+// them), one per overload TorchScript compiled; empty when there are none.
+FX_API std::vector<const c10::FunctionSchema*> leaf_function_schemas(const GraphModule& gm,
+                                                                    absl::string_view target);
 
 // One TorchScript callable: a function, or a module's method bound to the
 // module's object (script_callables.h).

@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "runtime/torchscript/script_calls.h"
+
 namespace fx {
 namespace {
 
@@ -44,6 +46,15 @@ std::vector<torch::jit::Function*> find_script_functions(const GraphModule& gm,
     if (auto it = t->by_target.find(target); it != t->by_target.end()) {
       for (const auto& f : it->second) out.push_back(f.function_);
     }
+  }
+  return out;
+}
+
+std::vector<const c10::FunctionSchema*> leaf_function_schemas(const GraphModule& gm,
+                                                             absl::string_view target) {
+  std::vector<const c10::FunctionSchema*> out;
+  for (torch::jit::Function* f : find_script_functions(gm, target)) {
+    out.push_back(&f->getSchema());
   }
   return out;
 }
