@@ -12,6 +12,7 @@
 #include "passes/invert/invert.h"
 #include "passes/mkldnn_fusion/mkldnn_fusion.h"
 #include "passes/mkldnn_layout/mkldnn_layout.h"
+#include "passes/normalize_args/normalize_args.h"
 #include "passes/rewrite/rewrite_rules.h"
 #include "passes/shape_prop/shape_prop.h"
 #include "passes/split/split.h"
@@ -41,6 +42,7 @@ constexpr Builtin kBuiltins[] = {
     {"invert", register_invert},
     {"mkldnn_fusion", register_mkldnn_fusion},
     {"mkldnn_layout", register_mkldnn_layout},
+    {"normalize_args", register_normalize_args},
     {"rewrite", register_rewrite},
     {"shape_prop", register_shape_prop},
     {"split", register_split},

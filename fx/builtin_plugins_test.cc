@@ -31,6 +31,7 @@ TEST(BuiltinPluginsTest, RegistersEveryInTreePluginUnderItsName) {
     EXPECT_EQ(p.path, "") << p.name;
   }
   for (const char* pass : {"const_fold", "cse", "dce", "fold_bn", "inline", "invert", "mkldnn_layout",
+                           "normalize_args",
                            "rewrite", "shape_prop", "split", "transpose_linear"}) {
     EXPECT_NE(registry.find_pass(pass), nullptr) << pass;
   }

@@ -16,6 +16,7 @@ IN_TREE_PLUGINS = {
     "invert": "//passes/invert",
     "mkldnn_fusion": "//passes/mkldnn_fusion",
     "mkldnn_layout": "//passes/mkldnn_layout",
+    "normalize_args": "//passes/normalize_args",
     "rewrite": "//passes/rewrite",
     "shape_prop": "//passes/shape_prop",
     "split": "//passes/split",

@@ -21,6 +21,8 @@
 #include "core/well_known.h"
 #include "passes/attribute_names.h"
 #include "passes/support/call_arguments.h"
+#include "passes/support/normalized_call.h"
+#include "passes/support/operator_targets.h"
 #include "passes/support/tensor_readers.h"
 #include "passes/support/value_writes.h"
 #include "runtime/graph_module.h"
@@ -55,15 +57,14 @@ bool reads_metadata_only(const Node& user, const Node& value) {
     if (user.args()[i].is_node() && user.args()[i].to_node() == &value) return false;
   }
   const std::string& t = user.target();
-  if (user.op() == Op::kCallMethod) return t == "dim" || t == "size";
-  if (user.op() != Op::kCallFunction) return false;
-  if (t == kGetAttrTarget) {
+  if (user.op() != Op::kCallFunction && user.op() != Op::kCallMethod) return false;
+  if (user.op() == Op::kCallFunction && t == kGetAttrTarget) {
     return user.args().size() == 2 && user.args()[1].is_string() &&
            (user.args()[1].to_string() == "shape" || user.args()[1].to_string() == "ndim" ||
             user.args()[1].to_string() == "dtype" || user.args()[1].to_string() == "device");
   }
-  return t == "aten::dim" || t == "aten::size" || t == "aten::size.int" ||
-         t == "aten::sym_size" || t == "aten::sym_size.int";
+  const std::string op = operator_base_name(user.op(), t);
+  return op == "aten::dim" || op == "aten::size" || op == "aten::sym_size";
 }
 
 // A tensor the graph reads (get_attr), or an explanation of why not.
@@ -129,40 +130,25 @@ int checked_rank_of_class(const std::string& cls) {
   return 0;
 }
 
-// The argument layout of the batch norm call_function targets.
-struct BatchNormLayout {
-  int weight, bias, mean, var, training, eps;  // positions; -1: absent
-  bool tuple_result;
-};
-
-std::optional<BatchNormLayout> batch_norm_layout(const std::string& target) {
-  if (target == "aten::batch_norm" || target == "torch.batch_norm") {
-    return BatchNormLayout{1, 2, 3, 4, 5, 7, false};
-  }
-  if (target == "torch.nn.functional.batch_norm") return BatchNormLayout{3, 4, 1, 2, 5, 7, false};
-  if (target == "aten::_native_batch_norm_legit_no_training") {
-    return BatchNormLayout{1, 2, 3, 4, -1, 6, true};
-  }
-  if (target == "aten::native_batch_norm" || target == "aten::_native_batch_norm_legit") {
-    return BatchNormLayout{1, 2, 3, 4, 5, 7, true};
-  }
-  return std::nullopt;
+// The operators that compute a batch norm; those with more than one result
+// return the saved statistics too (read through getitem).
+bool is_batch_norm_operator(const std::string& base_name) {
+  return base_name == "aten::batch_norm" || base_name == "aten::native_batch_norm" ||
+         base_name == "aten::_native_batch_norm_legit" ||
+         base_name == "aten::_native_batch_norm_legit_no_training";
 }
 
-// The parameter name at `position` (the same in all those targets).
-const char* batch_norm_name(const BatchNormLayout& l, int position) {
-  if (position == l.weight) return "weight";
-  if (position == l.bias) return "bias";
-  if (position == l.mean) return "running_mean";
-  if (position == l.var) return "running_var";
-  if (position == l.training) return "training";
-  if (position == l.eps) return "eps";
-  return "input";
+bool is_layer_operator(const std::string& base_name) {
+  return base_name == "aten::linear" || base_name == "aten::conv1d" ||
+         base_name == "aten::conv2d" || base_name == "aten::conv3d" ||
+         base_name == "aten::convolution" || base_name == "aten::_convolution";
 }
 
 bool is_batch_norm(const GraphModule& gm, const Node& n) {
-  if (n.op() == Op::kCallFunction) return batch_norm_layout(n.target()).has_value();
-  if (n.op() != Op::kCallModule) return false;
+  if (n.op() != Op::kCallModule) {
+    std::optional<NormalizedCall> call = normalize_call(gm, n);
+    return call && is_batch_norm_operator(call->base_name());
+  }
   auto m = gm.get_submodule(n.target());
   return m.ok() && absl::StartsWith(torch_nn_class(**m), "BatchNorm");
 }
@@ -200,35 +186,34 @@ BatchNorm read_module_batch_norm(const GraphModule& gm, Node& n) {
 }
 
 BatchNorm read_function_batch_norm(const GraphModule& gm, Node& n) {
-  const BatchNormLayout layout = *batch_norm_layout(n.target());
   BatchNorm bn;
   bn.node = &n;
-  const Argument* input = argument_at(n, 0, "input");
-  if (input == nullptr || !input->is_node()) {
+  const std::optional<NormalizedCall> normalized = normalize_call(gm, n);
+  const BoundCall& call = normalized->call;  // is_batch_norm said it normalises
+  bn.input = call.node_arg("input");
+  if (bn.input == nullptr) {
     bn.error = "its input is not a node";
     return bn;
   }
-  bn.input = input->to_node();
-  if (layout.training >= 0) {
-    const Argument* training = argument_at(n, layout.training, "training");
-    if (training != nullptr && !training->is_bool()) {
+  if (call.index_of("training") < call.given.size()) {
+    const std::optional<bool> training = call.boolean("training");
+    if (!training) {
       bn.error = "whether it trains is decided when the graph runs";
       return bn;
     }
-    bn.training = training != nullptr && training->to_bool();
+    bn.training = *training;
   }
-  const auto read = [&](int position, std::optional<at::Tensor>* into) {
-    ReadTensor r = read_tensor(gm, argument_at(n, position, batch_norm_name(layout, position)),
-                               batch_norm_name(layout, position));
+  const auto read = [&](const char* name, std::optional<at::Tensor>* into) {
+    ReadTensor r = read_tensor(gm, call.arg(name), name);
     if (!r.error.empty() && bn.error.empty()) bn.error = r.error;
     *into = r.tensor;
     return r.node;
   };
   std::optional<at::Tensor> mean, var;
-  read(layout.weight, &bn.weight);
-  read(layout.bias, &bn.bias);
-  Node* mean_node = read(layout.mean, &mean);
-  read(layout.var, &var);
+  read("weight", &bn.weight);
+  read("bias", &bn.bias);
+  Node* mean_node = read("running_mean", &mean);
+  read("running_var", &var);
   if (!bn.error.empty()) return bn;
   if (!mean || !var) {
     bn.error = "it has no running statistics (it normalises with the batch's)";
@@ -236,14 +221,14 @@ BatchNorm read_function_batch_norm(const GraphModule& gm, Node& n) {
   }
   bn.mean = *mean;
   bn.var = *var;
-  const Argument* eps = argument_at(n, layout.eps, "eps");
-  if (eps != nullptr && !eps->is_double() && !eps->is_int()) {
+  const std::optional<double> eps = call.number("eps");
+  if (!eps) {
     bn.error = "its eps is not a number";
     return bn;
   }
-  if (eps != nullptr) bn.eps = eps->is_double() ? eps->to_double() : eps->to_int();
+  bn.eps = *eps;
   // The result: the node, or the getitem 0 of its tuple.
-  if (!layout.tuple_result) {
+  if (call.schema->returns().size() == 1) {
     bn.results = {&n};
   } else {
     for (Node* user : n.users()) {
@@ -289,22 +274,6 @@ struct Layer {
   std::string error;
 };
 
-bool is_linear_target(const std::string& t) {
-  return t == "aten::linear" || t == "torch.nn.functional.linear" || t == "torch._C._nn.linear";
-}
-
-bool is_convolution_target(const std::string& t) {
-  for (const char* prefix : {"aten::conv", "torch.conv", "torch.nn.functional.conv"}) {
-    if (!absl::StartsWith(t, prefix)) continue;
-    const std::string rest = t.substr(std::string(prefix).size());
-    if (rest == "1d" || rest == "2d" || rest == "3d") return true;
-    if (prefix[0] == 'a' && (rest == "1d.padding" || rest == "2d.padding" || rest == "3d.padding")) {
-      return true;
-    }
-  }
-  return t == "aten::convolution" || t == "aten::_convolution";
-}
-
 Layer read_layer(const GraphModule& gm, Node& n) {
   Layer layer;
   layer.node = &n;
@@ -335,21 +304,22 @@ Layer read_layer(const GraphModule& gm, Node& n) {
     }
     return layer;
   }
-  const std::string& t = n.target();
-  if (n.op() != Op::kCallFunction || !(is_linear_target(t) || is_convolution_target(t))) {
+  const std::optional<NormalizedCall> normalized = normalize_call(gm, n);
+  if (!normalized || !is_layer_operator(normalized->base_name())) {
     layer.error = "its input does not come from a convolution or linear layer";
     return layer;
   }
-  layer.linear = is_linear_target(t);
-  if (t == "aten::convolution" || t == "aten::_convolution") {
-    const Argument* transposed = argument_at(n, 6, "transposed");
-    if (transposed == nullptr || !transposed->is_bool() || transposed->to_bool()) {
+  const BoundCall& call = normalized->call;
+  layer.linear = normalized->base_name() == "aten::linear";
+  if (call.index_of("transposed") < call.given.size()) {
+    const std::optional<bool> transposed = call.boolean("transposed");
+    if (!transposed || *transposed) {
       layer.error = absl::StrCat("'", n.name(), "' is a transposed convolution");
       return layer;
     }
   }
-  ReadTensor weight = read_tensor(gm, argument_at(n, 1, "weight"), "layer's weight");
-  ReadTensor bias = read_tensor(gm, argument_at(n, 2, "bias"), "layer's bias");
+  ReadTensor weight = read_tensor(gm, call.arg("weight"), "layer's weight");
+  ReadTensor bias = read_tensor(gm, call.arg("bias"), "layer's bias");
   if (!weight.error.empty() || !bias.error.empty() || !weight.tensor) {
     layer.error = !weight.error.empty() ? weight.error
                   : !bias.error.empty() ? bias.error

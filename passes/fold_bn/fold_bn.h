@@ -18,11 +18,12 @@
 // What is matched, at every level a graph can be at:
 //   * call_module: a Conv1d/2d/3d or Linear module, then a BatchNorm1d/2d/3d
 //     module (the convolution becomes a call_function of aten::convNd);
-//   * ATen and torch calls: aten::conv1d/2d/3d (and their `.padding`
-//     overloads), aten::convolution and aten::_convolution (not transposed),
-//     aten::linear and their torch.* / torch.nn.functional.* forms, then
-//     aten::batch_norm, torch.batch_norm or torch.nn.functional.batch_norm
-//     (pytorch issue 122070: functional batch norms were not matched);
+//   * calls, read in one spelling (passes/support/normalized_call.h: any
+//     overload, torch.* functions, torch.nn.functional leaf functions traced
+//     from a .pt): aten::conv1d/2d/3d, aten::convolution and
+//     aten::_convolution (not transposed) or aten::linear, then
+//     aten::batch_norm (pytorch issue 122070: functional batch norms were not
+//     matched);
 //   * torch.export programs: the same, and
 //     aten::_native_batch_norm_legit_no_training (native_batch_norm,
 //     _native_batch_norm_legit with training false) and its getitem 0.

@@ -9,6 +9,7 @@
 #include "passes/fuse_elementwise/fuse_elementwise.h"
 #include "passes/inline/inline.h"
 #include "passes/mkldnn_fusion/mkldnn_fusion.h"
+#include "passes/normalize_args/normalize_args.h"
 #include "passes/pass_manager.h"
 #include "passes/shape_prop/shape_prop.h"
 
@@ -28,6 +29,7 @@ absl::Status run_pipeline(GraphModule& gm, absl::string_view pipeline,
     register_cse(registrar);
     register_mkldnn_fusion(registrar);
     register_fuse_elementwise(registrar);
+    register_normalize_args(registrar);
     if (!r->commit(registrar).ok()) std::abort();  // the in-tree passes always register
     return r;
   }();
