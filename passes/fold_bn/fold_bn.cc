@@ -189,7 +189,11 @@ BatchNorm read_function_batch_norm(const GraphModule& gm, Node& n) {
   BatchNorm bn;
   bn.node = &n;
   const std::optional<NormalizedCall> normalized = normalize_call(gm, n);
-  const BoundCall& call = normalized->call;  // is_batch_norm said it normalises
+  if (!normalized) {  // is_batch_norm said it normalises
+    bn.error = "its arguments do not fit the batch norm operator";
+    return bn;
+  }
+  const BoundCall& call = normalized->call;
   bn.input = call.node_arg("input");
   if (bn.input == nullptr) {
     bn.error = "its input is not a node";

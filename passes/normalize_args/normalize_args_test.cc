@@ -145,10 +145,14 @@ TEST(NormalizeArgsTest, CallsWhoseOverloadTheGraphDoesNotKnowStay) {
   Node* linear = g->call_function("torch._C._nn.linear", {known}, {{"weight", w}});
   Node* softmax = g->call_function("torch.softmax", {}, {{"input", known}, {"dim", 1}});
   Node* conv = g->call_function("aten::conv2d", {x, w});        // the default overload
-  g->output(Argument::Tuple({add, relu_unknown, relu, permute, linear, softmax, conv}));
+  Node* torch_add = g->call_function("torch.add", {x, y});      // add.Tensor or add.int: stays
+  Node* view = g->call_method("view", {known, -1});             // view(size), not view.dtype: stays
+  Node* strided = g->call_function("torch.conv2d", {x, w, Argument(), 1, 1});  // int for int[2]
+  g->output(Argument::Tuple(
+      {add, relu_unknown, relu, permute, linear, softmax, conv, torch_add, view, strided}));
   GraphModule gm(empty_module("Built"), std::move(g));
   ASSERT_TRUE(gm.add_attribute("w", at::randn({3, 3})).ok());
-  EXPECT_EQ(normalize(gm), 3u) << format_graph(gm.graph());  // the convolution already was
+  EXPECT_EQ(normalize(gm), 4u) << format_graph(gm.graph());  // aten::conv2d already was
   EXPECT_EQ(add->target(), "operator.add");
   EXPECT_EQ(relu_unknown->op(), Op::kCallMethod);
   EXPECT_EQ(permute->op(), Op::kCallMethod);
@@ -161,6 +165,10 @@ TEST(NormalizeArgsTest, CallsWhoseOverloadTheGraphDoesNotKnowStay) {
   EXPECT_EQ(softmax->args().size(), 2u);
   EXPECT_EQ(conv->target(), "aten::conv2d");
   EXPECT_EQ(conv->args().size(), 2u);
+  EXPECT_EQ(torch_add->target(), "torch.add");
+  EXPECT_EQ(view->op(), Op::kCallMethod);
+  EXPECT_EQ(strided->target(), "aten::conv2d");
+  EXPECT_EQ(strided->args().size(), 5u);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ struct CallForm {
   std::vector<std::pair<std::string, Supplied>> keywords;
 };
 
-// Python's `==` on two literals (0 == 0.0, None == None).
+// `==` on two literals of the same kind (None == None, 1 == 1).
 bool same_value(const c10::IValue& a, const c10::IValue& b) {
   try {
     return a == b;
@@ -44,8 +44,15 @@ bool is_known_tensor(const Node& n) {
   return meta != nullptr && meta->is_map();
 }
 
-// Whether `a` can be the value of parameter `p`. A node without tensor_meta
-// may be anything; one with it is a tensor.
+// A value whose type the graph does not say: a node without tensor_meta, or
+// a sequence holding nodes.
+bool is_unknown(const Argument& a) {
+  return (a.is_node() && !is_known_tensor(*a.to_node())) || (!a.is_node() && a.contains_node());
+}
+
+// Whether `a` can be the value of parameter `p`, as Python's argument parser
+// takes it. A node without tensor_meta may be anything; one with it is a
+// tensor.
 bool argument_fits(const Argument& a, const c10::Argument& p) {
   const c10::TypePtr type = without_optional(p.type());
   if (a.is_node()) {
@@ -56,22 +63,52 @@ bool argument_fits(const Argument& a, const c10::Argument& p) {
   if (a.contains_node()) {
     return type->kind() == c10::TypeKind::ListType || type->kind() == c10::TypeKind::TupleType;
   }
-  auto value = argument_to_ivalue(a, p.type());
-  return value.ok() && coerce_to_type(*std::move(value), p.type(), p.N()).ok();
+  if (a.is_int()) {
+    // An int literal is no dtype, layout or memory format (`x.view(-1)` is
+    // not view.dtype), and is a whole `int[N]` (stride=1 of conv2d).
+    const c10::TypeKind real = without_optional(p.real_type())->kind();
+    if (real == c10::TypeKind::ScalarTypeType || real == c10::TypeKind::LayoutType ||
+        real == c10::TypeKind::MemoryFormatType) {
+      return false;
+    }
+    if (type->kind() == c10::TypeKind::ListType && p.N() &&
+        type->expectRef<c10::ListType>().getElementType()->kind() == c10::TypeKind::IntType) {
+      return true;
+    }
+  }
+  try {
+    auto value = argument_to_ivalue(a, p.type());
+    return value.ok() && coerce_to_type(*std::move(value), p.type(), p.N()).ok();
+  } catch (const std::exception&) {
+    return false;  // libtorch refusing the literal (a string that is no device)
+  }
 }
 
 bool supplied_fits(const Supplied& s, const c10::Argument& p) {
   if (s.arg != nullptr) return argument_fits(*s.arg, p);
-  return coerce_to_type(s.value, p.type(), p.N()).ok();
+  try {
+    return coerce_to_type(s.value, p.type(), p.N()).ok();
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
+// A call bound to one overload, and the types of the parameters that its
+// values of unknown type went to (by the value's place in the call).
+struct Fit {
+  NormalizedCall normalized;
+  std::vector<std::string> unknown_types;
+};
+
 // `form` bound to `schema`, when every value fits its parameter.
-std::optional<NormalizedCall> bind_form(const c10::FunctionSchema& schema, const CallForm& form) {
+std::optional<Fit> bind_form(const c10::FunctionSchema& schema, const CallForm& form) {
   std::vector<std::string> names;
   for (const auto& kw : form.keywords) names.push_back(kw.first);
   auto positions = bind_positions(schema, form.positional.size(), names);
   if (!positions.ok()) return std::nullopt;
-  NormalizedCall out;
+  Fit fit;
+  fit.unknown_types.resize(form.positional.size() + form.keywords.size());
+  NormalizedCall& out = fit.normalized;
   out.target = operator_name(schema);
   out.call.schema = &schema;
   const auto& params = schema.arguments();
@@ -84,12 +121,16 @@ std::optional<NormalizedCall> bind_form(const c10::FunctionSchema& schema, const
       case ParamBinding::kPositional:
         given = form.positional[b.index];
         if (!argument_fits(*given, p)) return std::nullopt;
+        if (is_unknown(*given)) fit.unknown_types[b.index] = p.type()->str();
         break;
       case ParamBinding::kKeyword: {
         const Supplied& s = form.keywords[b.index].second;
         if (!supplied_fits(s, p)) return std::nullopt;
         given = s.arg;
         if (given == nullptr) fallback = s.value;
+        if (given != nullptr && is_unknown(*given)) {
+          fit.unknown_types[form.positional.size() + b.index] = p.type()->str();
+        }
         break;
       }
       case ParamBinding::kDefault:
@@ -100,46 +141,57 @@ std::optional<NormalizedCall> bind_form(const c10::FunctionSchema& schema, const
     out.call.given.push_back(given);
     out.call.defaults.push_back(std::move(fallback));
   }
-  return out;
+  return fit;
 }
 
-// Of the overloads a call fits, the one it means: the only one, or, of
-// several, the operator's default overload (`aten::conv2d(x, w)` fits conv2d
-// and conv2d.padding, and is conv2d, as in Python and the runtime). Else
-// the values' types decide at run time: nothing.
+// Of the overloads a call fits, the one it means: the only one; or, of
+// several, the operator's default overload when `prefer_default` and every
+// fit takes the values of unknown type as the same types (`aten::conv2d(x,
+// w)` fits conv2d and conv2d.padding, both with tensors x and w, and is
+// conv2d, as in Python and the runtime). Else the values' types decide at
+// run time (`torch.add(a, b)`: add.Tensor or add.int): nothing.
 class OverloadChoice {
  public:
-  void offer(std::optional<NormalizedCall> call) {
-    if (!call) return;
+  explicit OverloadChoice(bool prefer_default) : prefer_default_(prefer_default) {}
+  void offer(std::optional<Fit> fit) {
+    if (!fit) return;
+    if (fits_ > 0 && fit->unknown_types != first_unknown_types_) types_agree_ = false;
+    if (fits_ == 0) first_unknown_types_ = fit->unknown_types;
     ++fits_;
-    if (call->call.schema->overload_name().empty()) default_ = call;
-    if (fits_ == 1) only_ = std::move(call);
+    if (fit->normalized.call.schema->overload_name().empty()) default_ = fit->normalized;
+    if (fits_ == 1) only_ = std::move(fit->normalized);
   }
   std::optional<NormalizedCall> chosen() && {
     if (fits_ == 1) return std::move(only_);
+    if (!prefer_default_ || !types_agree_) return std::nullopt;
     return std::move(default_);
   }
 
  private:
+  bool prefer_default_;
   int fits_ = 0;
+  bool types_agree_ = true;
+  std::vector<std::string> first_unknown_types_;
   std::optional<NormalizedCall> only_, default_;
 };
 
 std::optional<NormalizedCall> choose_overload(
     const std::vector<const c10::FunctionSchema*>& candidates, const CallForm& form) {
-  OverloadChoice choice;
+  OverloadChoice choice(/*prefer_default=*/true);
   for (const c10::FunctionSchema* schema : candidates) choice.offer(bind_form(*schema, form));
   return std::move(choice).chosen();
 }
 
 // The overloads of `base` ("aten::add") a call may mean: not the `out=`
-// overloads, which write to an argument.
+// overloads, which write to a keyword-only argument.
 std::vector<const c10::FunctionSchema*> overloads_of(absl::string_view base) {
   std::vector<const c10::FunctionSchema*> out;
-  const bool in_place = absl::EndsWith(base, "_");
   for (const BoundOperator& op : find_overloads(base)) {
-    if (op.schema->is_mutable() && !in_place) continue;
-    out.push_back(op.schema);
+    bool writes_out = false;
+    for (const c10::Argument& p : op.schema->arguments()) {
+      writes_out |= p.kwarg_only() && p.alias_info() != nullptr && p.alias_info()->isWrite();
+    }
+    if (!writes_out) out.push_back(op.schema);
   }
   return out;
 }
@@ -197,8 +249,13 @@ std::optional<CallForm> leaf_call_form(const c10::FunctionSchema& leaf, const No
       form.keywords.push_back({name, std::move(s)});
       continue;
     }
-    // A parameter of the function alone (F.relu's inplace, F.softmax's
-    // _stacklevel): only at its default does the operator compute the same.
+    // A parameter of the function alone that, at its default, changes
+    // nothing: F.relu's inplace=False, F.softmax's _stacklevel,
+    // F.max_pool2d's return_indices=False. Any other (torch.stft's center,
+    // which pads) means the function is more than the operator.
+    if (name != "inplace" && name != "_stacklevel" && name != "return_indices") {
+      return std::nullopt;
+    }
     if (!p.default_value()) return std::nullopt;
     if (s.arg != nullptr) {
       auto value = s.arg->contains_node() ? absl::StatusOr<c10::IValue>(absl::InvalidArgumentError(""))
@@ -225,17 +282,14 @@ bool same_returns(const c10::FunctionSchema& a, const c10::FunctionSchema& b) {
   return true;
 }
 
-// A leaf function of torch.nn.functional or torch.functional traced from a
-// .pt, as the operator of its name.
-std::optional<NormalizedCall> normalize_leaf_function(const GraphModule& gm, const Node& n) {
+// A leaf function of torch.nn.functional traced from a .pt, as the operator
+// of its name: only the one overload it fits, never a tie broken.
+std::optional<NormalizedCall> normalize_leaf_function(
+    const Node& n, const std::vector<const c10::FunctionSchema*>& leaves) {
   absl::string_view name = n.target();
-  if (!absl::ConsumePrefix(&name, "torch.nn.functional.") &&
-      !absl::ConsumePrefix(&name, "torch.functional.")) {
-    return std::nullopt;
-  }
-  const std::vector<const c10::FunctionSchema*> leaves = leaf_function_schemas(gm, n.target());
-  if (leaves.size() != 1) return std::nullopt;  // none, or overloads chosen by type at run time
-  OverloadChoice choice;
+  absl::ConsumePrefix(&name, "torch.nn.functional.");
+  if (leaves.size() != 1) return std::nullopt;  // overloads chosen by type at run time
+  OverloadChoice choice(/*prefer_default=*/false);
   for (const c10::FunctionSchema* op : overloads_of(absl::StrCat("aten::", name))) {
     if (!same_returns(*leaves[0], *op)) continue;
     if (std::optional<CallForm> form = leaf_call_form(*leaves[0], n, *op)) {
@@ -264,15 +318,22 @@ std::optional<NormalizedCall> normalize_call(const GraphModule& gm, const Node& 
     }
     return choose_overload(candidates, form);
   }
-  if (n.op() == Op::kCallFunction && (absl::StartsWith(target, "torch.nn.functional.") ||
-                                      absl::StartsWith(target, "torch.functional."))) {
-    return normalize_leaf_function(gm, n);
+  // torch.nn.functional's functions: by their TorchScript schema when traced
+  // from a .pt; else (a graph built in C++) as the runtime runs them, as the
+  // operator of their name.
+  absl::string_view name = target;
+  if (n.op() == Op::kCallFunction && absl::ConsumePrefix(&name, "torch.nn.functional.")) {
+    const std::vector<const c10::FunctionSchema*> leaves = leaf_function_schemas(gm, target);
+    if (!leaves.empty()) return normalize_leaf_function(n, leaves);
+    if (name.empty() || name.find('.') != absl::string_view::npos) return std::nullopt;
+    input_as_self(form);
+    return choose_overload(overloads_of(absl::StrCat("aten::", name)), form);
   }
   // Methods and Python's operators: on a tensor only (`operator.floordiv`
   // of two sizes is an int's, whatever overload the names suggest).
   const bool on_tensor = !n.args().empty() && n.args()[0].is_node() &&
                          is_known_tensor(*n.args()[0].to_node());
-  absl::string_view name = target;
+  name = target;
   std::string base;
   if (n.op() == Op::kCallMethod || find_python_operator(target) != nullptr) {
     if (!on_tensor || !names_aten_operator(n.op(), target)) return std::nullopt;

@@ -17,22 +17,26 @@
 // Contracts: reads the graph, the module's leaf functions and the operator
 // registry; changes nothing. Nothing (std::nullopt) unless the node computes
 // exactly what the operator computes with those arguments:
-//   * the overload is the only one the arguments fit, or of several the
-//     operator's default overload, as Python and the runtime choose it (a
-//     node with tensor_meta is a tensor; one without may be anything, so
-//     `torch.add(a, 2)` of an unknown `a` stays unnormalised: add.Scalar and
-//     add.int both fit). Methods and Python operators are normalised only on
-//     a tensor with tensor_meta (`operator.floordiv` of two sizes is an
-//     int's);
-//   * a leaf function maps to the operator of its name only when its
-//     parameters are the operator's by name (`input` is the operator's
-//     `self`), the parameters the operator lacks are at their defaults
-//     (F.relu's `inplace=False`), and it returns what the operator returns
-//     (F.adaptive_max_pool2d returns one tensor, aten's two). The leaf
-//     function's defaults are what it passes for parameters not given
-//     (F.batch_norm's momentum 0.1), and `cudnn_enabled`, which the
-//     functionals pass from torch.backends.cudnn.enabled, is its default,
-//     True.
+//   * the overload is the only one the arguments fit (an int literal is no
+//     dtype: `x.view(-1)` is not view.dtype), or of several the operator's
+//     default overload where all of them take the values of unknown type as
+//     the same types, as Python and the runtime choose it (a node with
+//     tensor_meta is a tensor; one without may be anything, so `torch.add(a,
+//     b)` of unknown values stays unnormalised: add.Tensor and add.int both
+//     fit). Methods and Python operators are normalised only on a tensor with
+//     tensor_meta (`operator.floordiv` of two sizes is an int's);
+//   * a leaf function of torch.nn.functional maps to the operator of its name
+//     only when its parameters are the operator's by name (`input` is the
+//     operator's `self`), the parameters the operator lacks change nothing at
+//     their defaults (`inplace=False`, `_stacklevel`, `return_indices=False`),
+//     it returns what the operator returns (F.adaptive_max_pool2d returns one
+//     tensor, aten's two) and it fits one overload alone. The leaf function's
+//     defaults are what it passes for parameters not given (F.batch_norm's
+//     momentum 0.1), and `cudnn_enabled`, which the functionals pass from
+//     torch.backends.cudnn.enabled, is its default, True. Without its
+//     TorchScript schema (a graph built in C++), a torch.nn.functional target
+//     is read as the runtime runs it: the operator of its name. torch.functional's
+//     functions (stft, which pads first; norm; split) are left alone.
 #ifndef FX_PASSES_SUPPORT_NORMALIZED_CALL_H_
 #define FX_PASSES_SUPPORT_NORMALIZED_CALL_H_
 
