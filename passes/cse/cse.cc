@@ -79,6 +79,7 @@ class Eliminator {
     analyse_storage();
     size_t removed = 0;
     for (Node* node : graph_.nodes()) {
+      if (node->op() == Op::kCallModule) ++epoch_[classes_->find(kState)];
       if (may_write_operands(*node)) {
         for (Node* input : node->input_nodes()) ++epoch_[classes_->find(index(input))];
         continue;
@@ -95,26 +96,39 @@ class Eliminator {
 
  private:
   size_t index(const Node* node) const { return static_cast<size_t>(Graph::order_of(*node)) + 1; }
+  // The class of the module's tensors and the graph's inputs (which may be
+  // one tensor given twice, or a module tensor given as an input).
+  static constexpr size_t kState = 0;
 
   // Which values may share storage, and which storage the graph writes.
   // Without writes aliasing cannot change a value, so nothing is united. A
   // fresh result (relu, conv) starts a class of its own: a write to it (an
-  // in-place relu_ after it) changes no operand of it.
+  // in-place relu_ after it) changes no operand of it. A module call may
+  // write any tensor of the module's state in place (a BatchNorm's running
+  // statistics in training, a cache's memory), so it writes the state's
+  // class, and every view of a module tensor is in that class.
   void analyse_storage() {
     classes_.emplace(static_cast<size_t>(graph_.order_bound()) + 1);
     epoch_.assign(graph_.order_bound() + 1, 0);
     written_.assign(graph_.order_bound() + 1, false);
     bool writes = false;
-    for (Node* node : graph_.nodes()) writes = writes || may_write_operands(*node);
+    for (Node* node : graph_.nodes()) {
+      writes = writes || may_write_operands(*node) || node->op() == Op::kCallModule;
+    }
     if (!writes) return;
     for (Node* node : graph_.nodes()) {
-      if (node->op() == Op::kPlaceholder || node->op() == Op::kGetAttr) {
-        classes_->unite(index(node), 0);
-      } else if (result_may_alias_operands(*node)) {
+      // A module call may return its module's state (`return self.mem`).
+      if (node->op() == Op::kPlaceholder || node->op() == Op::kGetAttr ||
+          node->op() == Op::kCallModule) {
+        classes_->unite(index(node), kState);
+      }
+      if (node->op() != Op::kPlaceholder && node->op() != Op::kGetAttr &&
+          result_may_alias_operands(*node)) {
         for (Node* input : node->input_nodes()) classes_->unite(index(node), index(input));
       }
     }
     for (Node* node : graph_.nodes()) {
+      if (node->op() == Op::kCallModule) written_[classes_->find(kState)] = true;
       if (!may_write_operands(*node)) continue;
       for (Node* input : node->input_nodes()) written_[classes_->find(index(input))] = true;
     }

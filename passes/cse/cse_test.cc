@@ -129,6 +129,24 @@ TEST(CseTest, KeepsCallModuleAndLeafFunctions) {
   EXPECT_EQ(eliminate_common_subexpressions(*g), 0u);
 }
 
+// A module call may update any tensor of the module's state in place (a
+// BatchNorm's running statistics in training, a cache's memory): reads of a
+// view of a module tensor on either side of it are two values, though no
+// operand of the call is that tensor.
+TEST(CseTest, KeepsReadsOfModuleStateOnBothSidesOfAModuleCall) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* before = g->call_function("aten::add.Tensor",
+                                  {g->call_function("aten::view", {g->get_attr("bn.running_mean"), Argument::List({8})}), 1.0});
+  Node* y = g->call_module("bn", {g->call_function("aten::relu", {x})});
+  Node* after = g->call_function("aten::add.Tensor",
+                                 {g->call_function("aten::view", {g->get_attr("bn.running_mean"), Argument::List({8})}), 1.0});
+  g->output(Argument::Tuple({before, y, after}));
+  const size_t removed = eliminate_common_subexpressions(*g);
+  EXPECT_EQ(removed, 0u) << format_graph(*g);
+  EXPECT_EQ(testing::count_targets(*g, "aten::add.Tensor"), 2);
+}
+
 TEST(CseTest, KeepsAReadOfAnOperandWrittenBetweenTheTwo) {
   // relu(x); x.add_(1); relu(x): the second relu sees the new x.
   auto g = std::make_unique<Graph>();

@@ -14,7 +14,6 @@
 #include "core/well_known.h"
 #include "passes/support/call_arguments.h"
 #include "passes/support/convolution_call.h"
-#include "passes/support/tensor_readers.h"
 #include "passes/support/value_writes.h"
 #include "runtime/kernels/elementwise_kernels.h"
 #include "runtime/graph_module.h"
@@ -135,18 +134,15 @@ std::pair<ElementwiseProgram, std::vector<Node*>> program_of(const Group& g) {
 
 // Why `g` cannot be one call at its last member's place; "" when it can:
 // every value its earlier members read is read later, so the graph must not
-// write it (nor, for an attribute, a module that holds its tensor).
-std::string why_not_fused(const GraphModule& gm, const TensorReaders& readers, const Group& g) {
+// write its storage (through a view of it, a module call that updates the
+// module tensor it views, or another input the caller may have passed the
+// same tensor as).
+std::string why_not_fused(const StorageWrites& writes, const Group& g) {
   for (size_t i = 0; i + 1 < g.members.size(); ++i) {
     const Member& m = g.members[i];
     for (Node* read : {m.self, m.other != nullptr && m.other->is_node() ? m.other->to_node() : nullptr}) {
       if (read == nullptr) continue;
-      const Node* writer = value_writer(*read, {});
-      if (writer == nullptr && read->op() == Op::kGetAttr) {
-        auto value = gm.get_attr(read->target());
-        if (value.ok() && value->isTensor()) writer = tensor_writer(readers, value->toTensor(), {});
-      }
-      if (writer != nullptr) {
+      if (const Node* writer = writes.writer(*read, {})) {
         return absl::StrCat(m.node->name(), " reads ", read->name(), ", which ", writer->name(),
                             " may write: one call at ", g.members.back().node->name(),
                             " would read it later");
@@ -214,12 +210,12 @@ absl::StatusOr<ElementwiseFusionReport> fuse_elementwise(GraphModule& gm) {
   std::sort(order.begin(), order.end(), [](const Group* a, const Group* b) {
     return b->members.back().node->comes_before(*a->members.back().node);
   });
-  const TensorReaders readers(gm);
+  const StorageWrites writes(gm);
   std::vector<std::string> fused;
   for (Group* group : order) {
     Group& g = *group;
     Node* last = g.members.back().node;
-    if (std::string why = why_not_fused(gm, readers, g); !why.empty()) {
+    if (std::string why = why_not_fused(writes, g); !why.empty()) {
       report.left_alone.push_back(absl::StrCat(last->name(), ": ", why));
       continue;
     }

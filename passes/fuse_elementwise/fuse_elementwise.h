@@ -24,8 +24,11 @@
 //     place of its last.
 //
 // Left as they were, with the reason in the report: a group that would read
-// a value later than it did where the graph may write that value (directly
-// or through a view of it) in between. In-place operators are never fused.
+// a value later than it did where the graph may write its storage
+// (passes/support/value_writes.h's StorageWrites: through a view of it, a
+// module call that updates the module tensor it views, or an in-place write
+// to another graph input, which the caller may have passed the same tensor
+// as). In-place operators are never fused.
 //
 // The fused call computes what the operators computed, bit for bit (the
 // operations are IEEE-exact; the kernel runs aten's operators where its fast

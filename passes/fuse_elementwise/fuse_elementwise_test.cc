@@ -3,6 +3,8 @@
 
 #include <ATen/ATen.h>
 #include <c10/core/InferenceMode.h>
+#include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/api/module.h>
 
 #include <functional>
 #include <memory>
@@ -18,6 +20,7 @@
 #include "runtime/plan/execution_plan.h"
 #include "runtime/graph_module.h"
 #include "runtime/interpreter/interpreter.h"
+#include "runtime/torchscript/script_module.h"
 
 namespace fx {
 namespace {
@@ -215,6 +218,65 @@ TEST_F(FuseElementwiseTest, ReadsMovedPastAWriteAreRefused) {
   EXPECT_THAT(warnings, Contains(AllOf(HasSubstr("add reads clone, which mul_ may write"),
                                        HasSubstr("would read it later"))));
   EXPECT_EQ(count_targets(gm.graph(), kElementwise), 0);
+}
+
+// A chain whose first operator reads a view of a module's buffer, and a call
+// of that module between its operators: the module's forward updates the
+// buffer in place (a BatchNorm's running statistics in training, a cache's
+// memory), so one call at the chain's end would read the new values. Left
+// alone, naming the module call.
+TEST_F(FuseElementwiseTest, ReadsOfModuleStateMovedPastTheModuleCallAreRefused) {
+  torch::jit::Module cache(c10::QualifiedName("__torch__.test.Cache"),
+                           std::make_shared<torch::jit::CompilationUnit>());
+  cache.register_buffer("mem", at::zeros({2, 8}));
+  cache.define("def forward(self, x):\n    self.mem.add_(x)\n    return x\n");
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("cache", module_from_torchscript(cache).value()).ok());
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* row = g->call_function("aten::select.int", {g->get_attr("cache.mem"), 0, 1});
+  Node* a = g->call_function("aten::add.Tensor", {row, 1.0});
+  Node* cached = g->call_module("cache", {x});
+  Node* b = g->call_function("aten::mul.Tensor", {a, 2.0});
+  g->output(Argument::Tuple({b, cached}));
+  GraphModule gm(root, std::move(g));
+  const at::Tensor ones = at::ones({8});
+  const auto warnings = fuse(gm, {ones});
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_THAT(warnings, Contains(AllOf(HasSubstr("add reads select, which cache may write"),
+                                       HasSubstr("would read it later"))));
+  EXPECT_EQ(count_targets(gm.graph(), kElementwise), 0);
+  // What the model computes, call after call: (mem[1] before the call + 1) * 2.
+  for (int call = 0; call < 3; ++call) {
+    auto out = gm({ones * (call + 1)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const double before = call == 0 ? 0.0 : call == 1 ? 1.0 : 3.0;
+    EXPECT_TRUE(at::equal(out->toTupleRef().elements()[0].toTensor(),
+                          at::full({8}, (before + 1.0) * 2.0)))
+        << "call " << call;
+  }
+}
+
+// Two inputs a caller may pass as one tensor: a chain reading one of them is
+// not moved past an in-place write to the other (with x and y the same
+// tensor, (y + 1) * 2 must read y before x.mul_(3) changes it).
+TEST_F(FuseElementwiseTest, ReadsMovedPastAWriteToAnotherInputAreRefused) {
+  const auto build = [](Graph& g) {
+    Node* x = g.placeholder("x");
+    Node* y = g.placeholder("y");
+    Node* a = g.call_function("aten::add.Tensor", {y, 1.0});
+    g.call_function("aten::mul_.Scalar", {x, 3.0});
+    g.output(g.call_function("aten::mul.Tensor", {a, 2.0}));
+  };
+  GraphModule gm = module_of(build);
+  const auto warnings = fuse(gm, {at::randn({8}), at::randn({8})});
+  ASSERT_TRUE(status_.ok()) << status_;
+  EXPECT_THAT(warnings, Contains(HasSubstr("add reads y, which mul_ may write")));
+  EXPECT_EQ(count_targets(gm.graph(), kElementwise), 0);
+  const at::Tensor same = at::full({8}, 0.5);
+  auto out = gm({same, same});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(at::equal(out->toTensor(), at::full({8}, 3.0)));  // (0.5 + 1) * 2, before x *= 3
 }
 
 TEST_F(FuseElementwiseTest, NeedsShapes) {

@@ -165,7 +165,7 @@ struct Fusion {
 // no other fusion has (`taken`). `position`: the nodes' order.
 void absorb_pointwise(Fusion& f, bool binary, const absl::flat_hash_set<const Node*>& taken,
                       const absl::flat_hash_map<const Node*, size_t>& position,
-                      const std::vector<Node*>& order) {
+                      const std::vector<Node*>& order, const StorageWrites& storage_writes) {
   Node* value = f.node;
   Node* user = only_user(*value);
   if (user == nullptr || taken.count(user) > 0) return;
@@ -196,6 +196,8 @@ void absorb_pointwise(Fusion& f, bool binary, const absl::flat_hash_set<const No
   // `value` (or what it views).
   const auto written_between = [&](Node& value, size_t from, size_t to) {
     const bool writes = std::any_of(order.begin() + from + 1, order.begin() + to, [](const Node* u) {
+      // A module call may write its module's state, whatever it is given.
+      if (u->op() == Op::kCallModule || u->is_impure()) return true;
       for (const Node* v : u->input_nodes()) {
         if (may_write(*u, *v)) return true;
       }
@@ -204,7 +206,7 @@ void absorb_pointwise(Fusion& f, bool binary, const absl::flat_hash_set<const No
     if (!writes) return false;
     absl::flat_hash_set<Node*> outside(order.begin(), order.begin() + from + 1);
     outside.insert(order.begin() + to, order.end());
-    return may_be_written(value, outside);
+    return storage_writes.writer(value, outside) != nullptr;
   };
   const size_t conv_at = position.at(f.node), add_at = position.at(f.absorbed.front());
   if (position.at(f.residual) < conv_at) {
@@ -307,6 +309,9 @@ absl::StatusOr<MkldnnFusionReport> fuse_mkldnn_pointwise(GraphModule& gm,
     position.emplace(n, order.size());
     order.push_back(n);
   }
+  // Who may write what the fusions read (module state included); asked
+  // before anything is rewritten.
+  const StorageWrites writes(gm);
   std::vector<Fusion> fusions;
   absl::flat_hash_set<const Node*> absorbed;
   for (Node* n : graph.nodes()) {
@@ -353,14 +358,14 @@ absl::StatusOr<MkldnnFusionReport> fuse_mkldnn_pointwise(GraphModule& gm,
         }
       }
     }
-    if (problem.empty() && attribute_may_be_written(graph, weight->target())) {
+    if (problem.empty() && writes.writer(*weight, {}) != nullptr) {
       problem = "its weight may be written by the graph, which a copy made once would miss";
     }
     if (!problem.empty()) {
       report.left_alone.push_back(absl::StrCat(n->name(), ": ", problem));
       continue;
     }
-    absorb_pointwise(f, /*binary=*/convolution, absorbed, position, order);
+    absorb_pointwise(f, /*binary=*/convolution, absorbed, position, order, writes);
     for (Node* a : f.absorbed) absorbed.insert(a);
     fusions.push_back(std::move(f));
   }
@@ -409,7 +414,7 @@ absl::StatusOr<MkldnnFusionReport> fuse_mkldnn_pointwise(GraphModule& gm,
         readers.push_back(user);
       }
       if (readers.empty()) continue;
-      if (const Node* writer = value_writer(*value, covered)) {
+      if (const Node* writer = writes.writer(*value, covered)) {
         unsafe.emplace(regions.find(index.at(value)),
                        absl::StrCat(value->name(), " may be written by ", writer->name(), ", and ",
                                     readers[0]->name(), " would read a contiguous copy of it"));

@@ -67,6 +67,9 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
         "(or shape_prop{device=meta}) before it in the pipeline, with --input-shape or --input");
   }
   lower_leaf_functions(gm);
+  // Who may write what the layout reads (module state included). The pass
+  // adds nodes and erases none, so the snapshot holds while it rewrites.
+  const StorageWrites writes(gm);
 
   // Candidates, in graph order; a value is in the layout when its node is one.
   std::vector<Candidate> candidates;
@@ -91,7 +94,9 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
     if (convolution) {
       Candidate c;
       std::string problem = convolution_problem(gm, *n, *call, c);
-      if (problem.empty() && attribute_may_be_written(graph, c.weight_name)) {
+      Node* weight = call->node_arg("weight");
+      if (problem.empty() && (attribute_may_be_written(graph, c.weight_name) ||
+                              (weight != nullptr && writes.writer(*weight, {}) != nullptr))) {
         problem = "its weight may be written by the graph, which a copy reordered once would miss";
       }
       if (!problem.empty()) {
@@ -207,7 +212,7 @@ absl::StatusOr<MkldnnLayoutReport> plan_mkldnn_layout(GraphModule& gm,
     if (c.kind == Kind::kConvolution && kept.count(c.operands[0]) == 0) {
       Node* input = c.operands[0];
       Node*& shared = shared_to_mkldnn[input];
-      const bool mutable_input = may_be_written(*input, kept);
+      const bool mutable_input = writes.writer(*input, kept) != nullptr;
       Node* converted = mutable_input ? nullptr : shared;
       if (converted == nullptr) {
         InsertionGuard guard = graph.inserting_before(&n);

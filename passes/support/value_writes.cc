@@ -162,4 +162,52 @@ const Node* tensor_writer(const TensorReaders& readers, const at::Tensor& t,
   return nullptr;
 }
 
+StorageWrites::StorageWrites(const GraphModule& gm) : gm_(gm), readers_(gm) {
+  for (Node* n : gm.graph().nodes()) {
+    if (n->op() == Op::kPlaceholder) placeholders_.push_back(n);
+  }
+}
+
+const Node* StorageWrites::writer(Node& value, const absl::flat_hash_set<Node*>& skip) const {
+  if (const Node* w = value_writer(value, skip)) return w;
+  // What `value` is or may view: back through every result that may share
+  // its operands' storage.
+  std::vector<Node*> work = {&value};
+  absl::flat_hash_set<Node*> seen = {&value};
+  bool views_an_input = false;
+  while (!work.empty()) {
+    Node* v = work.back();
+    work.pop_back();
+    if (v->op() == Op::kGetAttr) {
+      auto attribute = gm_.get_attr(v->target());
+      if (attribute.ok() && attribute->isTensor()) {
+        if (const Node* w = tensor_writer(readers_, attribute->toTensor(), skip)) return w;
+      }
+      continue;
+    }
+    if (v->op() == Op::kPlaceholder) {
+      views_an_input = true;
+      continue;
+    }
+    if (v->op() == Op::kCallModule) {
+      // Its result may be its module's state (`return self.mem`).
+      auto module = gm_.get_submodule(v->target());
+      if (module.ok()) {
+        for (const auto& [name, tensor] : (*module)->named_tensors()) {
+          if (const Node* w = tensor_writer(readers_, tensor, skip)) return w;
+        }
+      }
+    }
+    if (!may_alias(*v)) continue;
+    for (Node* input : v->input_nodes()) {
+      if (seen.insert(input).second) work.push_back(input);
+    }
+  }
+  if (!views_an_input) return nullptr;
+  for (Node* input : placeholders_) {
+    if (const Node* w = writer_of(*input, skip)) return w;
+  }
+  return nullptr;
+}
+
 }  // namespace fx

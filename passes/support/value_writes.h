@@ -16,6 +16,7 @@
 #define FX_PASSES_SUPPORT_VALUE_WRITES_H_
 
 #include <string>
+#include <vector>
 
 #include <ATen/core/Tensor.h>
 
@@ -66,6 +67,38 @@ FX_API bool attribute_may_be_written(const Graph& graph, const std::string& targ
 // buffers); nullptr when none.
 FX_API const Node* tensor_writer(const TensorReaders& readers, const at::Tensor& t,
                                  const absl::flat_hash_set<Node*>& skip);
+
+// Who may write the storage a value reads, module state and graph inputs
+// included: the one question every pass that moves, merges, folds or
+// re-lays-out work asks before reading a value at another place than the
+// graph does.
+//
+//   const fx::StorageWrites writes(gm);
+//   if (const fx::Node* w = writes.writer(*value, {})) ...   // w may write it
+//
+// Beside value_writer's answer (a node that writes `value`, a view of it or
+// what it views), a node outside `skip` that may write:
+//   * a tensor of the module that `value` is or may view (a get_attr, or a
+//     view of one: `self.bn.running_mean.view(8)`): a call_module whose
+//     submodule holds that storage (its forward may update any of its
+//     tensors in place, a BatchNorm's statistics in training, a cache's
+//     memory), or a writer of another get_attr of the same storage;
+//   * another graph input, when `value` is or views a graph input: a caller
+//     may pass one tensor as two inputs, and a write to one is a write to the
+//     other.
+// Contracts: a snapshot of the graph and module when constructed; reads only;
+// conservative.
+class FX_API StorageWrites {
+ public:
+  explicit StorageWrites(const GraphModule& gm);
+
+  const Node* writer(Node& value, const absl::flat_hash_set<Node*>& skip) const;
+
+ private:
+  const GraphModule& gm_;
+  TensorReaders readers_;
+  std::vector<Node*> placeholders_;
+};
 
 }  // namespace fx
 
