@@ -24,6 +24,12 @@ struct GraphModule::TreeGenerationCache {
   uint64_t generation ABSL_GUARDED_BY(mu) = 0;
 };
 
+struct GraphModule::PlanSlot {
+  absl::Mutex mu;
+  std::shared_ptr<const ExecutionPlan> plan ABSL_GUARDED_BY(mu);
+  uint64_t version ABSL_GUARDED_BY(mu) = 0;
+};
+
 std::shared_ptr<Module> empty_module(const std::string& class_name) {
   return std::make_shared<Module>(absl::StrCat("fx.", class_name));
 }
@@ -33,7 +39,8 @@ GraphModule::GraphModule(std::shared_ptr<Module> root, std::unique_ptr<Graph> gr
     : root_(std::move(root)),
       graph_(std::move(graph)),
       class_name_(std::move(class_name)),
-      tree_generation_cache_(std::make_unique<TreeGenerationCache>()) {}
+      tree_generation_cache_(std::make_unique<TreeGenerationCache>()),
+      plan_slot_(std::make_unique<PlanSlot>()) {}
 
 GraphModule::GraphModule(GraphModule&&) noexcept = default;
 GraphModule& GraphModule::operator=(GraphModule&&) noexcept = default;
@@ -59,7 +66,7 @@ uint64_t GraphModule::root_tree_generation() const {
 
 void GraphModule::replace_state_tensors(const std::function<at::Tensor(const at::Tensor&)>& replace) {
   state_version_ = version() + 1;
-  plan_.reset();
+  drop_plan();
   for (auto& [name, value] : own_attributes_) {
     if (value.isTensor()) value = replace(value.toTensor());
   }
@@ -70,7 +77,7 @@ void GraphModule::replace_state_tensors(const std::function<at::Tensor(const at:
 void GraphModule::set_graph(std::unique_ptr<Graph> graph) {
   state_version_ = version() + 1;
   graph_ = std::move(graph);
-  plan_.reset();
+  drop_plan();
 }
 
 absl::StatusOr<c10::IValue> GraphModule::get_attr(absl::string_view qualified_name) const {
@@ -88,7 +95,7 @@ absl::StatusOr<std::shared_ptr<Module>> GraphModule::get_submodule(
 
 void GraphModule::touch() {
   ++state_version_;
-  plan_.reset();
+  drop_plan();
 }
 
 bool GraphModule::has_submodule(absl::string_view qualified_name) const {
@@ -182,14 +189,31 @@ absl::Status GraphModule::lint() const {
 
 std::string GraphModule::code() const { return python_code(*graph_); }
 
+void GraphModule::drop_plan() {
+  if (!plan_slot_) return;  // moved from
+  absl::MutexLock lock(&plan_slot_->mu);
+  plan_slot_->plan.reset();
+}
+
 absl::StatusOr<c10::IValue> GraphModule::forward(std::vector<c10::IValue> inputs) {
-  if (!plan_ || plan_version_ != version()) {
-    auto plan = ExecutionPlan::compile(*this);
-    if (!plan.ok()) return plan.status();
-    plan_ = *std::move(plan);
-    plan_version_ = version();
+  if (!plan_slot_) {
+    return absl::FailedPreconditionError("this GraphModule was moved from: call the one it was moved to");
   }
-  return plan_->run(std::move(inputs));
+  std::shared_ptr<const ExecutionPlan> plan;
+  {
+    // Compiled under the lock: one compilation per version, the other
+    // callers waiting for it rather than compiling their own.
+    absl::MutexLock lock(&plan_slot_->mu);
+    const uint64_t now = version();
+    if (!plan_slot_->plan || plan_slot_->version != now) {
+      auto compiled = ExecutionPlan::compile(*this);
+      if (!compiled.ok()) return compiled.status();
+      plan_slot_->plan = *std::move(compiled);
+      plan_slot_->version = now;
+    }
+    plan = plan_slot_->plan;
+  }
+  return plan->run(std::move(inputs));
 }
 
 absl::StatusOr<GraphModule> GraphModule::from_referenced(const GraphModule& source,
@@ -226,7 +250,7 @@ absl::Status GraphModule::delete_unused_attributes() {
   root_ = fresh.root_;
   own_attributes_ = std::move(fresh.own_attributes_);
   graph_submodules_ = std::move(fresh.graph_submodules_);
-  plan_.reset();
+  drop_plan();
   // The new root's tree sums less than the old one's; unsigned arithmetic
   // wraps, and version() comes out one past the old.
   state_version_ = old_version + 1 - graph_->version() - root_tree_generation();

@@ -182,7 +182,11 @@ class FX_API GraphModule {
   // Runs the graph on `inputs` (torch.fx: `gm(*inputs)`) with its execution
   // plan (execution_plan.h), compiled for the CPU at the first call and again
   // after the module changes. Errors name the placeholder or the node that
-  // failed. Not for concurrent calls: threads share an ExecutionPlan instead.
+  // failed. Thread-safe: any number of threads may call it at once, on a
+  // GraphModule nothing changes meanwhile (passes, set_graph, state changes
+  // are not concurrent with calls); one plan is compiled per version of the
+  // module, by the first call that needs it while the others wait, and each
+  // call holds the plan it runs until it returns.
   absl::StatusOr<c10::IValue> forward(std::vector<c10::IValue> inputs);
   absl::StatusOr<c10::IValue> operator()(std::vector<c10::IValue> inputs) {
     return forward(std::move(inputs));
@@ -212,9 +216,12 @@ class FX_API GraphModule {
   // so that GraphModule stays movable.
   struct TreeGenerationCache;
   std::unique_ptr<TreeGenerationCache> tree_generation_cache_;
-  // The plan of the last call, and the version it was compiled for.
-  std::shared_ptr<const ExecutionPlan> plan_;
-  uint64_t plan_version_ = 0;
+  // The plan of the last call and the version it was compiled for, behind a
+  // pointer (it holds a mutex) so that GraphModule stays movable.
+  struct PlanSlot;
+  std::unique_ptr<PlanSlot> plan_slot_;
+  // Drops the plan: the next call compiles one.
+  void drop_plan();
 };
 
 }  // namespace fx

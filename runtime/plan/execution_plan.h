@@ -21,10 +21,11 @@
 //     forwards) and reads every get_attr once; for a
 //     device other than the CPU it places a copy of the parameters, buffers and
 //     submodules on that device. The plan is immutable after that.
-//   * The first run with a new input signature (types, dtypes, devices and
-//     shapes of the inputs) runs node by node, resolving each Python-level
-//     target (`operator.add`, call_method `view`) to the aten overload its
-//     argument types select, and compiles the run into steps: numbered slots,
+//   * The first run with a new input signature (types, dtypes, devices,
+//     shapes and, where not contiguous, strides of the inputs) runs node by
+//     node, resolving each Python-level target (`operator.add`, call_method
+//     `view`) to the aten overload its argument types select, and compiles
+//     the run into steps: numbered slots,
 //     each operator's stack prebuilt in schema order (constants converted once,
 //     values read from slots without conversion where their types already
 //     fit), each value released, or moved into its last reader, right after

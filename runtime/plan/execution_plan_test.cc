@@ -157,9 +157,9 @@ TEST(ExecutionPlanTest, ContractionsRunAsOneBatchedProductAndMatchTheInterpreter
   EXPECT_GT(plan->stats()[0].planned_bytes, 0u);
 }
 
-// The same signature (sizes, non-contiguous) with operands strided
-// otherwise: the compiled product does not apply and the operator runs.
-TEST(ExecutionPlanTest, ContractionsOfAnotherLayoutCallTheOperator) {
+// Operands of one shape strided otherwise (a slice, a transpose) are two
+// signatures, each with the product compiled for its layout.
+TEST(ExecutionPlanTest, ContractionsOfAnotherLayoutAreCompiledForIt) {
   GraphModule gm = contractions();
   auto plan = compile(gm);
   Interpreter interpreter(gm);
@@ -170,9 +170,11 @@ TEST(ExecutionPlanTest, ContractionsOfAnotherLayoutCallTheOperator) {
     const at::Tensor want = interpreter.run({x, w})->toTensor();
     EXPECT_TRUE(at::allclose(run_tensor(*plan, {x, w}), want, 1e-5, 1e-6)) << x.strides();
   }
-  ASSERT_EQ(plan->stats().size(), 1u);
-  // The two later transposed runs, each with two contractions of x.
-  EXPECT_EQ(plan->stats()[0].contraction_fallbacks, 4u);
+  ASSERT_EQ(plan->stats().size(), 2u);
+  for (const PlanStats& stats : plan->stats()) {
+    EXPECT_GT(stats.contraction_steps, 0u);
+    EXPECT_EQ(stats.contraction_fallbacks, 0u);
+  }
 }
 
 // The equation is an input: a step compiled for one equation would compute
@@ -307,6 +309,61 @@ TEST(ExecutionPlanTest, FourThreadsOnOnePlanGetWhatOneThreadGets) {
   }
   for (std::thread& t : threads) t.join();
   EXPECT_THAT(mismatches, ::testing::Each(0));
+}
+
+// Calling one GraphModule from 16 threads at once, fresh (no plan yet: the
+// threads race to compile it), after its graph changed (the plan is stale)
+// and warm: every call gets what one thread gets, and one plan serves them.
+TEST(ExecutionPlanTest, SixteenThreadsCallOneGraphModuleFreshStaleAndWarm) {
+  GraphModule gm = chain_of_adds(20);
+  std::vector<at::Tensor> inputs;
+  for (int i = 0; i < 8; ++i) inputs.push_back(at::rand({8, 8}));
+  const auto calls_agree = [&](int factor) {
+    std::vector<int> mismatches(16, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 16; ++t) {
+      threads.emplace_back([&, t] {
+        for (int round = 0; round < 20; ++round) {
+          const at::Tensor& x = inputs[(round + t) % inputs.size()];
+          auto out = gm({x});
+          if (!out.ok() || !at::allclose(out->toTensor(), x * factor)) ++mismatches[t];
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    EXPECT_THAT(mismatches, ::testing::Each(0)) << "x * " << factor;
+  };
+  calls_agree(21);  // fresh
+  calls_agree(21);  // warm
+  // A new graph: the plan the threads find is stale.
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->output(g->call_function("aten::mul.Tensor", {x, 3.0}));
+  gm.set_graph(std::move(g));
+  calls_agree(3);
+}
+
+// Two inputs of one shape, neither contiguous, with other strides (a column
+// slice, a transpose): aten lays a result out after its input's strides, and
+// what reads the layout (as_strided, which walks memory in order) sees it. Each
+// is a signature of its own, so the arena's tensor has the layout aten gives.
+TEST(ExecutionPlanTest, InputsOfOtherStridesAreAnotherSignature) {
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* doubled = g->call_function("aten::mul.Tensor", {x, 2.0});
+  Node* in_memory_order =
+      g->call_function("aten::as_strided", {doubled, Argument::List({16}), Argument::List({1})});
+  g->output(g->call_function("aten::add.Tensor", {in_memory_order, 1.0}));
+  GraphModule gm(empty_module("Layout"), std::move(g));
+  const at::Tensor sliced = at::arange(32, at::kFloat).view({4, 8}).slice(1, 0, 8, 2);  // strides 8, 2
+  const at::Tensor transposed = at::arange(16, at::kFloat).view({4, 4}).t();            // strides 1, 4
+  const at::Tensor column_major = at::arange(16, at::kFloat).view({4, 4}).t().contiguous().t();
+  for (const at::Tensor& input : {sliced, transposed, sliced, column_major, transposed, sliced}) {
+    const at::Tensor want = (input * 2).as_strided({16}, {1}) + 1;
+    for (int call = 0; call < 2; ++call) {
+      EXPECT_TRUE(at::equal(run_tensor(gm, {input}), want)) << "strides " << input.strides();
+    }
+  }
 }
 
 // Exact overloads (what exported programs and passes write) read tensors
@@ -526,6 +583,33 @@ TEST(ExecutionPlanTest, ALeafModuleThatCountsItsCallsRunsOnOneObject) {
   auto interpreted = Interpreter(gm).run({ones});
   ASSERT_TRUE(interpreted.ok()) << interpreted.status();
   EXPECT_TRUE(at::equal(interpreted->toTensor(), at::full({2}, 11.0)));  // 5 + 6
+}
+
+// A leaf module that keeps what it is given (`self.prev = x`, a streaming
+// delay) holds it past the run: a value handed to it never lives in the
+// arena, where the next run of the plan would overwrite it before the module
+// reads it back. Five calls with other inputs each, against what the model
+// computes: x_k * x_k + x_(k-1) * x_(k-1).
+TEST(ExecutionPlanTest, AValueALeafModuleKeepsOutlivesTheRun) {
+  torch::jit::Module delay(c10::QualifiedName("__torch__.test.Delay"),
+                           std::make_shared<torch::jit::CompilationUnit>());
+  delay.register_attribute("prev", c10::TensorType::get(), at::zeros({4}));
+  delay.define("def forward(self, x):\n    out = self.prev\n    self.prev = x\n    return out\n");
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("delay", module_from_torchscript(delay).value()).ok());
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* square = g->call_function("aten::mul.Tensor", {x, x});
+  Node* before = g->call_module("delay", {square});
+  g->output(g->call_function("aten::add.Tensor", {before, square}));
+  GraphModule gm(root, std::move(g));
+  at::Tensor previous = at::zeros({4});
+  for (int call = 0; call < 5; ++call) {
+    const at::Tensor input = at::arange(4, at::kFloat) + 10 * call;
+    const at::Tensor expected = input * input + previous;
+    EXPECT_TRUE(at::equal(run_tensor(gm, {input}), expected)) << "call " << call;
+    previous = input * input;
+  }
 }
 
 // A change made to a submodule's state reaches the next call, of the

@@ -48,9 +48,21 @@ void ExecutionPlan::plan_memory(const std::vector<c10::IValue>& values,
     const size_t root = sets.find(i);
     first[root] = std::min(first[root], static_cast<int>(i));
     last[root] = std::max(last[root], last_use);
-    if (node.op() == Op::kOutput) {
+    // What outlives the run never lives in the arena, nor anything sharing
+    // its storage: the graph's outputs, and whatever is handed to code that
+    // may keep it (a submodule's forward, a TorchScript function, a nested
+    // graph: `self.prev = x` keeps x for the next call, which this run
+    // state's next run would overwrite).
+    const Step& step = spec.steps[i];
+    const bool may_keep = node.op() == Op::kOutput ||
+                          (step.kind == StepKind::kCall && step.builtin == Builtin::kNone);
+    if (may_keep) {
       for (const Node* input : node.input_nodes()) escapes[sets.find(slot_of_.at(input))] = 1;
     }
+    // So does whatever shares storage with the caller's inputs or the
+    // module's state, or is stored into them (`cache.append(y)` on a list
+    // given as an input, `x.set_(y)`).
+    if (node.op() == Op::kPlaceholder || node.op() == Op::kGetAttr) escapes[root] = 1;
   }
   // What goes into the arena: operator results written through `.out`
   // overloads, contraction results and their scratch.

@@ -37,9 +37,17 @@ void append_signature(const c10::IValue& v, std::vector<int64_t>& out, int depth
     out.push_back(static_cast<int64_t>(t.device().type()));
     out.push_back(t.device().index());
     out.push_back(t.requires_grad());
-    out.push_back(t.is_contiguous());
+    const bool contiguous = t.is_contiguous();
+    out.push_back(contiguous);
     out.push_back(t.dim());
     for (int64_t s : t.sizes()) out.push_back(s);
+    // aten lays results out after their inputs' strides (a transposed input
+    // gives a transposed result), and the arena's tensors keep the layout of
+    // their signature's first run: inputs of other strides are another
+    // signature. (Contiguous strides follow from the sizes.)
+    if (!contiguous) {
+      for (int64_t s : t.strides()) out.push_back(s);
+    }
   } else if (v.isInt()) {
     out.push_back(kInt);
   } else if (v.isDouble()) {

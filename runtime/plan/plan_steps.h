@@ -153,8 +153,9 @@ struct ExecutionPlan::RunState::Impl {
   at::Tensor make_planned(const PlannedTensorSpec& spec) const;
 };
 
-// The key a specialisation is found by: kinds, dtypes, devices and shapes of
-// the inputs (of tensors nested in lists and tuples too), written into `out`
+// The key a specialisation is found by: kinds, dtypes, devices, shapes and
+// (of non-contiguous tensors) strides of the inputs (of tensors nested in
+// lists and tuples too), written into `out`
 // (a run state's buffer: no allocation per run once it has grown).
 void input_signature(const std::vector<c10::IValue>& inputs, std::vector<int64_t>& out);
 
