@@ -68,6 +68,22 @@ TEST(TracerTest, TensorConstantsBecomeAttributesOfTheGraphModule) {
   testing::expect_runs_like_the_module(gm, testing::load_fixture("frozen_linear.pt"), {at::rand({2, 4})});
 }
 
+// torch.jit.trace records `t * 0.01` with 0.01 as a 0-dim float64 tensor
+// constant; PyTorch's run of the saved module takes it, as the `other` of
+// add, sub, mul and div, as the Python number it was (an int64 tensor times
+// 0.01 is float32), and keeps other such constants tensors (torch.where,
+// a constant first operand: float64). The trace computes what the module
+// computes, dtypes included, output by output.
+TEST(TracerTest, TracedPythonNumbersPromoteAsPyTorchRunsThem) {
+  GraphModule gm = trace_fixture("traced_numbers.pt");
+  const at::Tensor t = at::arange(5) * 7;
+  const at::Tensor mask = at::remainder(t, 3).eq(0);
+  testing::expect_runs_like_the_module(gm, testing::load_fixture("traced_numbers.pt"), {t, mask});
+  // The numbers are literals of the calls; the two constants kept tensors
+  // (where's and the first operand's, one HALF) are one attribute.
+  EXPECT_THAT(node_targets(gm.graph(), Op::kGetAttr), ElementsAre("_tensor_constant0"));
+}
+
 TEST(TracerTest, OperatorsKeepOverloadsAndDropDefaults) {
   GraphModule gm = trace_fixture("ops.pt");
   const Graph& g = gm.graph();

@@ -215,6 +215,16 @@ class TraceEngine {
   c10::optional<c10::IValue> as_known(const TraceValue& v, const c10::TypePtr& type) const;
   absl::StatusOr<Argument> known_to_argument(const c10::IValue& v, const c10::TypePtr& type,
                                              const std::string* attribute);
+  // A tensor constant the way PyTorch runs it, as a number: a 0-dim CPU
+  // tensor constant (read from no attribute) given as `other` to
+  // aten::add/sub/mul/div.Tensor, which TorchScript runs as the Scalar
+  // overload does (torch.jit.trace bakes `t * 0.01` into such a constant,
+  // and PyTorch's run of the saved module gives an int64 `t` times it as
+  // float32, Python's promotion of a number, where a 0-dim float64 tensor
+  // would make it float64). Other operators and positions keep the tensor,
+  // as PyTorch does. `param` is the argument's position in `schema`.
+  c10::optional<Argument> python_number_constant(const TraceValue& v, const c10::FunctionSchema& schema,
+                                                 size_t param) const;
   // The getitem node for result `index` of `node`, made once.
   Node* result_node(Node* node, int index);
 

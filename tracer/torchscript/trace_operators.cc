@@ -259,6 +259,10 @@ absl::Status TraceEngine::record_operator(const jit::Node* n, const c10::Functio
   values.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const c10::TypePtr type = i < params.size() ? params[i].real_type() : nullptr;
+    if (c10::optional<Argument> number = python_number_constant(inputs[i], schema, i)) {
+      values.push_back(std::move(*number));
+      continue;
+    }
     auto a = to_argument(inputs[i], type);
     if (!a.ok()) return error(n, a.status().message());
     values.push_back(std::move(*a));

@@ -119,6 +119,34 @@ absl::StatusOr<Argument> TraceEngine::known_to_argument(const c10::IValue& v,
   return ivalue_to_argument(v, type);
 }
 
+c10::optional<Argument> TraceEngine::python_number_constant(const TraceValue& v,
+                                                            const c10::FunctionSchema& schema,
+                                                            size_t param) const {
+  if (!v.is_known() || v.as_known().attribute != nullptr) return c10::nullopt;
+  const auto& params = schema.arguments();
+  if (param >= params.size() || params[param].name() != "other" || schema.overload_name() != "Tensor") {
+    return c10::nullopt;
+  }
+  const std::string& name = schema.name();
+  if (name != "aten::add" && name != "aten::sub" && name != "aten::mul" && name != "aten::div") {
+    return c10::nullopt;
+  }
+  const c10::IValue& value = v.known_value();
+  if (!value.isTensor()) return c10::nullopt;
+  const at::Tensor& t = value.toTensor();
+  if (!t.defined() || t.dim() != 0 || !t.device().is_cpu() || t.requires_grad() ||
+      t.layout() != c10::kStrided) {
+    return c10::nullopt;
+  }
+  // The dtypes a Python number becomes: float, int, bool.
+  switch (t.scalar_type()) {
+    case c10::ScalarType::Double: return Argument(t.item<double>());
+    case c10::ScalarType::Long: return Argument(t.item<int64_t>());
+    case c10::ScalarType::Bool: return Argument(t.item<bool>());
+    default: return c10::nullopt;
+  }
+}
+
 absl::StatusOr<Argument> TraceEngine::to_argument(const TraceValue& v, const c10::TypePtr& type) {
   if (v.is_traced()) return aliases_.current(v.traced_argument());
   if (v.is_result()) return Argument(result_node(v.result_of().node, v.result_of().index));
