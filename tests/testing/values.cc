@@ -133,6 +133,61 @@ void expect_runs_like_the_module(GraphModule& gm, torch::jit::Module module,
   check("Interpreter", Interpreter(gm).run(run_inputs), run_inputs);
 }
 
+namespace {
+// `v` with its floating-point tensors (in tuples, lists and dicts too)
+// multiplied by `factor`; everything else as it is.
+c10::IValue scaled(const c10::IValue& v, double factor) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    return t.defined() && t.is_floating_point() ? c10::IValue(t * factor) : c10::IValue(t.clone());
+  }
+  if (v.isTuple()) {
+    std::vector<c10::IValue> items;
+    for (const c10::IValue& e : v.toTupleRef().elements()) items.push_back(scaled(e, factor));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (v.isList()) {
+    c10::impl::GenericList list(v.toList().elementType());
+    for (const c10::IValue& e : v.toListRef()) list.push_back(scaled(e, factor));
+    return list;
+  }
+  if (v.isGenericDict()) {
+    c10::impl::GenericDict dict(v.toGenericDict().keyType(), v.toGenericDict().valueType());
+    for (const auto& entry : v.toGenericDict()) dict.insert(entry.key(), scaled(entry.value(), factor));
+    return dict;
+  }
+  return deep_clone(v);
+}
+}  // namespace
+
+void expect_serves_like_the_module(GraphModule& gm, torch::jit::Module module,
+                                   const std::vector<c10::IValue>& inputs, const std::string& what,
+                                   int calls) {
+  for (int k = 0; k < calls; ++k) {
+    std::vector<c10::IValue> call_inputs;
+    for (const c10::IValue& v : inputs) call_inputs.push_back(scaled(v, 1.0 + k / 8.0));
+    std::vector<c10::IValue> module_inputs = clone(call_inputs);
+    const c10::IValue want = module.forward(module_inputs);
+    std::vector<c10::IValue> run_inputs = clone(call_inputs);
+    absl::StatusOr<c10::IValue> got = gm(run_inputs);
+    const std::string run = "call " + std::to_string(k + 1) + " of " + std::to_string(calls);
+    ASSERT_TRUE(got.ok()) << what << " " << run << ": " << got.status();
+    std::string why;
+    EXPECT_TRUE(all_close(*got, want, &why)) << what << " " << run << ": outputs differ: " << why;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      EXPECT_TRUE(all_close(run_inputs[i], module_inputs[i], &why))
+          << what << " " << run << ": input " << i << " differs after the call: " << why;
+    }
+  }
+  std::vector<c10::IValue> module_inputs = clone(inputs);
+  const c10::IValue want = module.forward(module_inputs);
+  std::vector<c10::IValue> run_inputs = clone(inputs);
+  absl::StatusOr<c10::IValue> got = Interpreter(gm).run(run_inputs);
+  ASSERT_TRUE(got.ok()) << what << " Interpreter: " << got.status();
+  std::string why;
+  EXPECT_TRUE(all_close(*got, want, &why)) << what << " Interpreter: outputs differ: " << why;
+}
+
 std::vector<c10::IValue> example_inputs(const std::string& fixture) {
   at::manual_seed(0);
   if (fixture == "m2") return {at::rand({3, 4}), at::rand({3, 4})};

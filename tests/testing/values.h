@@ -30,6 +30,18 @@ void expect_runs_like_the_module(GraphModule& gm, torch::jit::Module module,
                                  const std::vector<c10::IValue>& inputs,
                                  const std::string& what = "");
 
+// As a server calls a model: `calls` calls of `gm` through its execution plan
+// (GraphModule::operator(), one plan and its arena for all of them), each
+// with other inputs (the floating-point tensors of `inputs` scaled by
+// 1 + k/8 at call k; integer and bool tensors, indices and masks, as they
+// are), each compared with the module's own run on the same inputs: outputs,
+// and inputs after the call. Then the Interpreter once, on `inputs`. A value
+// of one call that a later call overwrote (a tensor kept past its run in
+// memory the plan reuses) shows as a difference from the module.
+void expect_serves_like_the_module(GraphModule& gm, torch::jit::Module module,
+                                   const std::vector<c10::IValue>& inputs,
+                                   const std::string& what = "", int calls = 5);
+
 // Inputs for a fixture (by file name without ".pt"): an image batch for the
 // torchvision models, small tensors for the rest.
 std::vector<c10::IValue> example_inputs(const std::string& fixture);
