@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "distributed/batch_independence.h"
 #include "runtime/plan/execution_plan.h"
 #include "runtime/meta_device.h"
 
@@ -187,11 +188,12 @@ absl::StatusOr<c10::IValue> concat_microbatches(const std::vector<c10::IValue>& 
   return concat(outputs, rows, "");
 }
 
-absl::Status check_outputs_follow_the_batch(const GraphModule& module, const std::vector<c10::IValue>& inputs,
-                                            int count) {
-  if (count <= 1) return absl::OkStatus();
-  auto parts = split_microbatches(inputs, count);
-  if (!parts.ok()) return parts.status();
+namespace {
+
+// Dim 0 of every tensor output is the rows, at the whole batch and at a
+// micro-batch (issue 35).
+absl::Status check_dim_zero(const GraphModule& module, const std::vector<c10::IValue>& inputs,
+                            const std::vector<std::vector<c10::IValue>>* parts) {
   PlanOptions on_meta;
   on_meta.device = c10::Device(c10::kMeta);
   auto plan = ExecutionPlan::compile(module, on_meta);
@@ -221,6 +223,19 @@ absl::Status check_outputs_follow_the_batch(const GraphModule& module, const std
     }
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status check_outputs_follow_the_batch(const GraphModule& module, const std::vector<c10::IValue>& inputs,
+                                            int count) {
+  if (count <= 1) return absl::OkStatus();
+  auto parts = split_microbatches(inputs, count);
+  if (!parts.ok()) return parts.status();
+  if (absl::Status s = check_dim_zero(module, inputs, &*parts); !s.ok()) return s;
+  // Issue 53: dims that follow the batch are not enough (x @ x.t() is
+  // [rows, rows]): every sample's outputs must depend on that sample alone.
+  return check_samples_kept_apart(module, inputs, count);
 }
 
 }  // namespace fx

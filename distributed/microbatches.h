@@ -24,8 +24,13 @@
 //     (shapes, no data) at the whole batch of `inputs` and at its first
 //     micro-batch, and refuses, naming it, a tensor output whose dim 0 is not
 //     the rows in both (so one whose dim 0 equals a micro-batch's rows by
-//     chance is refused too). Where the meta device cannot run the graph,
-//     it checks nothing: concat_microbatches still checks each micro-batch.
+//     chance is refused too); where the meta device cannot run the graph,
+//     this part checks nothing (concat_microbatches still checks each
+//     micro-batch). Then it proves from the graph that every sample's
+//     outputs depend on that sample alone (check_samples_kept_apart,
+//     batch_independence.h), refusing, naming the output and the node, an
+//     output that mixes samples (a Gram matrix x @ x.t(), whose dim 0 does
+//     follow the batch; a sum over the batch; batch norm in training mode).
 #ifndef FX_DISTRIBUTED_MICROBATCHES_H_
 #define FX_DISTRIBUTED_MICROBATCHES_H_
 
