@@ -40,6 +40,10 @@ absl::StatusOr<c10::IValue> coerce_to_type(c10::IValue value, const c10::TypePtr
     case c10::TypeKind::FloatType:
       if (value.isInt()) return c10::IValue(static_cast<double>(value.toInt()));
       break;
+    case c10::TypeKind::SymIntType:
+      // An int is a SymInt (x.new_zeros(4, 6) packs its ints into SymInt[]).
+      if (value.isInt()) return value;
+      break;
     case c10::TypeKind::DeviceObjType:
       if (value.isString()) return c10::IValue(c10::Device(value.toStringRef()));
       break;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
 #include "core/printer.h"
@@ -459,8 +460,14 @@ absl::StatusOr<std::unique_ptr<Graph>> graph_from_json(const Json& json) {
       type = entry["type"].get<std::string>();
     }
     if (*op == Op::kOutput && i + 1 != nodes.size()) return bad(where, "the output node is not the last node");
-    Node* node = graph->create_node(*op, entry["target"].get<std::string>(), std::move(args),
-                                    std::move(kwargs), name, type);
+    std::string target = entry["target"].get<std::string>();
+    // torch 1.x's torch.fx names Python's operators by their module's
+    // qualified name, `_operator.getitem` (torch.fx.node._get_qualified_name):
+    // the same function as `operator.getitem`, which every part of fxrun knows.
+    if (*op == Op::kCallFunction && absl::StartsWith(target, "_operator.")) {
+      target = target.substr(1);
+    }
+    Node* node = graph->create_node(*op, target, std::move(args), std::move(kwargs), name, type);
     if (node->name() != name) {
       return bad(where, absl::StrCat(quote_for_message(name), " is not a valid node name (a Python "
                                                              "identifier that is not a keyword)"));

@@ -2,6 +2,7 @@
 #include "runtime/interpreter/node_calls.h"
 
 #include <algorithm>
+#include <optional>
 #include <ATen/ScalarOps.h>
 #include <ATen/core/dynamic_type.h>
 
@@ -16,6 +17,7 @@
 #include "core/printer.h"
 #include "core/python_operators.h"
 #include "core/well_known.h"
+#include "runtime/interpreter/python_functions.h"
 #include "runtime/plan/execution_plan.h"
 #include "runtime/torchscript/schema_parsing.h"
 #include "runtime/torchscript/script_calls.h"
@@ -24,6 +26,11 @@
 namespace fx {
 
 Builtin builtin_for(absl::string_view target) {
+  std::string canonical;
+  if (absl::StartsWith(target, "_operator.")) {  // torch 1.x's qualified name of operator.X
+    canonical = absl::StrCat("operator.", target.substr(10));
+    target = canonical;
+  }
   if (target == kGetItemTarget) return Builtin::kGetItem;
   if (target == kNotTarget) return Builtin::kNot;
   if (target == "operator.pos") return Builtin::kPos;
@@ -52,10 +59,59 @@ namespace {
 struct PythonTarget {
   std::vector<std::string> aten_names;
   std::string reflected_name;  // 2 - x == rsub(x, 2); 2 + x == add(x, 2)
+  // `math.sqrt`: Python's math functions, on Python numbers only (aten's
+  // number overloads: aten::sqrt.int), never on a tensor.
+  bool numbers_only = false;
 };
+
+// aten names after the fx_python operators of a Python function (python_functions.h).
+PythonTarget with_python_functions(Op op, absl::string_view target, PythonTarget t) {
+  std::vector<std::string> names = python_function_operators(target, op == Op::kCallMethod);
+  if (names.empty()) return t;
+  names.insert(names.end(), t.aten_names.begin(), t.aten_names.end());
+  t.aten_names = std::move(names);
+  return t;
+}
+
+absl::StatusOr<PythonTarget> python_target(Op op, absl::string_view target);
+
+absl::StatusOr<PythonTarget> python_target_of(Op op, absl::string_view target) {
+  auto t = python_target(op, target);
+  if (!t.ok()) return t;
+  return with_python_functions(op, target, *std::move(t));
+}
 
 absl::StatusOr<PythonTarget> python_target(Op op, absl::string_view target) {
   if (op == Op::kCallMethod) return PythonTarget{{absl::StrCat("aten::", target)}, ""};
+  std::string canonical;
+  if (absl::StartsWith(target, "_operator.")) {  // torch 1.x's qualified name of operator.X
+    canonical = absl::StrCat("operator.", target.substr(10));
+    target = canonical;
+  }
+  {
+    // torch's bindings of aten operators, as torch.fx names them:
+    // torch._C._nn.gelu (F.gelu), torch._C._linalg.linalg_norm,
+    // torch._C._special.special_erf, torch._C._fft.fft_fft,
+    // torch._C._VariableFunctions.add: exactly aten::<name>.
+    absl::string_view rest = target;
+    if (absl::ConsumePrefix(&rest, "torch._C._")) {
+      const size_t dot = rest.find('.');
+      if (dot != absl::string_view::npos) {
+        absl::string_view name = rest.substr(dot + 1);
+        if (!name.empty() && name.find('.') == absl::string_view::npos) {
+          return PythonTarget{{absl::StrCat("aten::", name)}, ""};
+        }
+      }
+    }
+    // Python's math module on numbers: math.sqrt(x.size(-1)).
+    rest = target;
+    if (absl::ConsumePrefix(&rest, "math.") && !rest.empty() &&
+        rest.find('.') == absl::string_view::npos) {
+      PythonTarget t{{absl::StrCat("aten::", rest)}, ""};
+      t.numbers_only = true;
+      return t;
+    }
+  }
   if (const PythonOperator* py = find_python_operator(target)) {
     return PythonTarget{absl::StrSplit(py->aten, '|', absl::SkipEmpty()),
                         std::string(py->reflected)};
@@ -231,6 +287,51 @@ absl::StatusOr<c10::IValue> assert_tensor_metadata(const Node& node, const std::
 
 }  // namespace
 
+namespace {
+
+// The position of the return named `name` among the `size` returns of the
+// call `getattr` node reads (its first argument), by the schemas of every
+// overload its target may run: one position they all agree on, or an error
+// naming the field.
+absl::StatusOr<size_t> named_return_index(const Node& getattr, size_t size, const std::string& name) {
+  const Node* producer = !getattr.args().empty() && getattr.args()[0].is_node()
+                             ? getattr.args()[0].to_node()
+                             : nullptr;
+  std::optional<size_t> index;
+  bool ambiguous = false;
+  if (producer != nullptr &&
+      (producer->op() == Op::kCallFunction || producer->op() == Op::kCallMethod)) {
+    auto target = python_target_of(producer->op(), producer->target());
+    if (target.ok()) {
+      for (const std::string& aten : target->aten_names) {
+        const size_t dot = aten.find('.', aten.find("::"));
+        std::vector<BoundOperator> overloads;
+        if (dot == std::string::npos) {
+          overloads = find_overloads(aten);
+        } else if (auto exact = find_operator(aten); exact.ok()) {
+          overloads.push_back(*exact);
+        }
+        for (const BoundOperator& op : overloads) {
+          const auto& returns = op.schema->returns();
+          if (returns.size() != size) continue;
+          for (size_t i = 0; i < returns.size(); ++i) {
+            if (returns[i].name() != name) continue;
+            ambiguous = ambiguous || (index.has_value() && *index != i);
+            index = i;
+          }
+        }
+      }
+    }
+  }
+  if (index.has_value() && !ambiguous) return *index;
+  return node_error(getattr, absl::StrCat("no return of ",
+                                          producer != nullptr ? escape_for_message(producer->target()) : "it",
+                                          " is named '", escape_for_message(name), "'",
+                                          ambiguous ? " at one position in every overload" : ""));
+}
+
+}  // namespace
+
 absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
                                         std::vector<c10::IValue>& args, const IValueKwargs& kwargs) {
   if (builtin == Builtin::kAssertTensorMetadata) return assert_tensor_metadata(node, args, kwargs);
@@ -275,6 +376,14 @@ absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
       return args[0];
     case Builtin::kGetAttr: {
       if (absl::Status s = arity(2); !s.ok()) return s;
+      if (args[0].isTuple() && args[1].isString()) {
+        // A field of what an operator returns, by the name its schema gives
+        // it: `x.max(dim=1).values` (Python's torch.return_types).
+        const std::vector<c10::IValue>& items = args[0].toTupleRef().elements().vec();
+        auto field = named_return_index(node, items.size(), args[1].toStringRef());
+        if (!field.ok()) return field.status();
+        return items[*field];
+      }
       if (!args[0].isTensor() || !args[1].isString()) {
         return node_error(node, "getattr runs on a tensor and an attribute name");
       }
@@ -330,8 +439,35 @@ absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
 absl::StatusOr<ResolvedCall> resolve_call(const Node& node, const std::vector<c10::IValue>& args,
                                           const IValueKwargs& kwargs) {
   ResolvedCall call;
-  auto target = python_target(node.op(), node.target());
+  auto target = python_target_of(node.op(), node.target());
   if (!target.ok()) return node_error(node, target.status().message());
+  if (target->numbers_only) {
+    for (const c10::IValue& a : args) {
+      if (!is_number(a)) {
+        return node_error(node, absl::StrCat(node.target(), " takes Python numbers, not a ",
+                                             a.type()->repr_str()));
+      }
+    }
+    if (!kwargs.empty()) return node_error(node, absl::StrCat(node.target(), " takes no keywords"));
+  }
+  // A Python function's `inplace=` (F.relu(x, inplace=True)) chooses between
+  // two functions, so the node must give it as a literal: the overload is
+  // chosen once per input types.
+  auto inplace_literal = [&](const c10::FunctionSchema& schema) -> std::optional<bool> {
+    const auto& params = schema.arguments();
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (params[i].name() != "inplace") continue;
+      const Argument* given = nullptr;
+      if (i < node.args().size()) given = &node.args()[i];
+      for (const auto& [key, value] : node.kwargs()) {
+        if (key == "inplace") given = &value;
+      }
+      if (given == nullptr) return false;
+      if (given->is_bool()) return given->to_bool();
+      return std::nullopt;
+    }
+    return std::nullopt;
+  };
   // TorchScript passes dtypes, layouts and memory formats as ints; a graph
   // literal says which it is. An int literal never binds to a dtype parameter
   // (so `x.view(-1)` is not `view.dtype`).
@@ -392,8 +528,16 @@ absl::StatusOr<ResolvedCall> resolve_call(const Node& node, const std::vector<c1
     for (const bool as_is : {true, false}) {
       for (const BoundOperator& op : overloads) {
         if (!literal_fits(*op.schema, swapped)) continue;
-        if (op.schema->is_mutable() && node.op() == Op::kCallFunction &&
-            !absl::string_view(name).empty() && name.back() != '_') {
+        if (target->numbers_only &&
+            std::any_of(op.schema->arguments().begin(), op.schema->arguments().end(),
+                        [](const c10::Argument& p) { return takes_wrapped_number(p); })) {
+          continue;  // math.sqrt is not torch.sqrt
+        }
+        if (has_inplace_overload(op.schema->name())) {
+          const std::optional<bool> inplace = inplace_literal(*op.schema);
+          if (!inplace.has_value() || *inplace != op.schema->is_mutable()) continue;
+        } else if (op.schema->is_mutable() && node.op() == Op::kCallFunction &&
+                   !absl::string_view(name).empty() && name.back() != '_') {
           continue;  // `out=` overloads write to an argument
         }
         if (as_is && reads_an_int_as_other(*op.schema, candidate_args)) continue;

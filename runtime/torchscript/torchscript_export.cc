@@ -125,6 +125,39 @@ class OperatorNamespaceValue : public SugaredValue {
   std::string ns_;
 };
 
+// The function a graph's `operator.pos` is exported as (graph_for_torchscript
+// renames it; TorchScript has no unary `+`): for a tensor, aten::positive
+// (what Python's `+t` runs); for an int or a float, the number; for a bool,
+// the int Python's `+True` is.
+constexpr absl::string_view kExportedPosTarget = "torch._fx_operator_pos";
+
+class PosValue : public SugaredValue {
+ public:
+  std::string kind() const override { return "operator.pos"; }
+  SugaredValuePtr call(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       at::ArrayRef<jit::NamedValue> args, at::ArrayRef<jit::NamedValue> kwargs,
+                       size_t) override {
+    if (args.size() != 1 || !kwargs.empty()) {
+      throw jit::ErrorReport(loc) << "operator.pos takes one positional argument";
+    }
+    jit::Value* v = args[0].value(*m.graph());
+    const c10::TypePtr& type = v->type();
+    if (type->isSubtypeOf(*c10::TensorType::get())) {
+      return std::make_shared<jit::SimpleValue>(jit::emitBuiltinCall(
+          loc, *m.graph(), c10::Symbol::fromQualString("aten::positive"), {v}, {}));
+    }
+    if (type->kind() == c10::TypeKind::IntType || type->kind() == c10::TypeKind::FloatType) {
+      return std::make_shared<jit::SimpleValue>(v);
+    }
+    if (type->kind() == c10::TypeKind::BoolType) {
+      return std::make_shared<jit::SimpleValue>(jit::emitBuiltinCall(
+          loc, *m.graph(), c10::Symbol::fromQualString("aten::Int"), {v}, {}));
+    }
+    throw jit::ErrorReport(loc) << "operator.pos of a " << type->repr_str()
+                                << " has no TorchScript";
+  }
+};
+
 // The names the generated source uses that TorchScript's own resolver does
 // not know: leaf functions by their dotted targets, `torch.ops`, and torch's
 // dtype, layout and memory format constants.
@@ -167,6 +200,9 @@ class ExportResolver : public jit::Resolver {
   SugaredValuePtr resolveValue(const std::string& name, jit::GraphFunction& m,
                                const jit::SourceRange& loc) override {
     if (name == "torch" || prefixes_.contains(name)) return lookup(name, loc, m);
+    // Python's math module (math.sqrt(x.size(-1))), as TorchScript's Python
+    // frontend resolves it: aten's number operators.
+    if (name == "math") return std::make_shared<jit::BuiltinModule>("aten");
     return nullptr;
   }
   c10::TypePtr resolveType(const std::string&, const jit::SourceRange&) override {
@@ -217,6 +253,21 @@ SugaredValuePtr ExportResolver::lookup(const std::string& path, const jit::Sourc
     return std::make_shared<NamespaceValue>(this, path);
   }
   if (path == "torch.ops") return std::make_shared<OperatorNamespaceValue>("");
+  if (path == kExportedPosTarget) return std::make_shared<PosValue>();
+  {
+    // torch's bindings of aten operators as torch.fx names them
+    // (torch._C._nn.gelu is F.gelu): exactly aten::<name>.
+    absl::string_view rest = path;
+    if (absl::ConsumePrefix(&rest, "torch._C")) {
+      if (rest.empty() || (absl::ConsumePrefix(&rest, "._") && rest.find('.') == absl::string_view::npos)) {
+        return std::make_shared<NamespaceValue>(this, path);
+      }
+      const size_t dot = rest.find('.');
+      if (dot != absl::string_view::npos && rest.find('.', dot + 1) == absl::string_view::npos) {
+        return jit::BuiltinModule("aten").attr(loc, m, std::string(rest.substr(dot + 1)));
+      }
+    }
+  }
   auto constant = [&](int64_t value) -> SugaredValuePtr {
     return std::make_shared<jit::SimpleValue>(m.graph()->insertConstant(value, loc));
   };
@@ -422,6 +473,42 @@ absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
 std::unique_ptr<Graph> graph_for_torchscript(const GraphModule& gm) {
   std::unique_ptr<Graph> copy = gm.graph().copy();
   for (Node* n : copy->nodes()) {
+    if (n->op() == Op::kCallFunction) {
+      if (n->target() == "operator.pos" || n->target() == "_operator.pos") {
+        n->set_target(std::string(kExportedPosTarget));
+      }
+      // F.softmax(x, dim=1, _stacklevel=5, dtype=None), as torch.fx records
+      // it, is torch.softmax(x, 1, dtype=None): `_stacklevel` only places a
+      // warning Python gives when dim is None (left to TorchScript's refusal).
+      // Not where the model has TorchScript for the function.
+      absl::string_view name = n->target();
+      if (absl::ConsumePrefix(&name, "torch.nn.functional.") &&
+          (name == "softmax" || name == "log_softmax") && !has_script_function(gm, n->target())) {
+        Arguments args = n->args();
+        Kwargs kwargs;
+        bool has_dim = args.size() >= 2 && !args[1].is_none();
+        for (const auto& [key, value] : n->kwargs()) {
+          if (key == "_stacklevel") continue;
+          if (key == "dim") {
+            has_dim = !value.is_none();
+            if (args.size() < 2) {
+              args.push_back(value);
+              continue;
+            }
+          }
+          kwargs.emplace_back(key, value);
+        }
+        if (args.size() >= 3) {  // (input, dim, _stacklevel, dtype)
+          if (args.size() == 4) kwargs.emplace_back("dtype", args[3]);
+          args.resize(2);
+        }
+        if (has_dim && args.size() == 2) {
+          n->set_target(absl::StrCat("torch.", name));
+          n->set_args(std::move(args));
+          n->set_kwargs(std::move(kwargs));
+        }
+      }
+    }
     if (n->op() == Op::kCallModule && !n->meta().contains(kModuleMethodKey)) {
       auto module = gm.get_submodule(n->target());
       const TorchScriptClass* code = module.ok() ? torchscript_class(**module) : nullptr;
