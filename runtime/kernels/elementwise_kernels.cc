@@ -27,6 +27,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -103,8 +104,10 @@ absl::StatusOr<ElementwiseProgram> ElementwiseProgram::parse(absl::string_view t
   for (size_t k = 0; k < parts.size(); ++k) {
     const absl::string_view source = absl::StripAsciiWhitespace(parts[k]);
     const auto bad = [&](absl::string_view why) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("fx::elementwise: instruction ", k, " '", source, "': ", why));
+      // Escaped: a NUL or a control character in the text would cut the
+      // message where a C string ends, or garble a terminal.
+      return absl::InvalidArgumentError(absl::StrCat("fx::elementwise: instruction ", k, " '",
+                                                     absl::CHexEscape(source), "': ", why));
     };
     absl::string_view rest = source;
     const std::string result = absl::StrCat("t", k, "=");
@@ -128,9 +131,11 @@ absl::StatusOr<ElementwiseProgram> ElementwiseProgram::parse(absl::string_view t
       int index = 0;
       if (o.size() > 1 && (o[0] == 'i' || o[0] == 't') && absl::SimpleAtoi(o.substr(1), &index) &&
           index >= 0) {
-        if (index >= kMaxIndex) return bad(absl::StrCat("'", o, "': at most ", kMaxIndex, " of each"));
+        if (index >= kMaxIndex) {
+          return bad(absl::StrCat("'", absl::CHexEscape(o), "': at most ", kMaxIndex, " of each"));
+        }
         if (o[0] == 't' && index >= static_cast<int>(k)) {
-          return bad(absl::StrCat("'", o, "' is not an earlier result"));
+          return bad(absl::StrCat("'", absl::CHexEscape(o), "' is not an earlier result"));
         }
         operand.kind = o[0] == 'i' ? ElementwiseOperand::Kind::kInput
                                    : ElementwiseOperand::Kind::kResult;
@@ -140,7 +145,7 @@ absl::StatusOr<ElementwiseProgram> ElementwiseProgram::parse(absl::string_view t
       }
       auto number = parse_number(o);
       if (!number || j == 0) {
-        return bad(absl::StrCat("operand '", o, "' is not ", j == 0 ? "" : "a number, ",
+        return bad(absl::StrCat("operand '", absl::CHexEscape(o), "' is not ", j == 0 ? "" : "a number, ",
                                 "an input (iJ) or an earlier result (tK)"));
       }
       operand.kind = ElementwiseOperand::Kind::kNumber;
@@ -261,23 +266,29 @@ CompiledProgram compile(std::string text, ElementwiseProgram program) {
     }
   }
   c.register_of.assign(n, -1);
+  // Linear in the program's length: a register is freed once (`is_free`
+  // answers whether it is, where a search of the free list would make the
+  // whole quadratic).
   std::vector<int> free_registers;
+  std::vector<char> is_free;
   for (size_t k = 0; k < n; ++k) {
     // Registers of the operands read for the last time are free to write:
     // the loops read an element before writing it.
     for (const ElementwiseOperand* o : {&program.instructions[k].a, &program.instructions[k].b}) {
-      if (o->kind == ElementwiseOperand::Kind::kResult && last_use[o->index] == k &&
-          c.register_of[o->index] >= 0 &&
-          std::find(free_registers.begin(), free_registers.end(), c.register_of[o->index]) ==
-              free_registers.end()) {
-        free_registers.push_back(c.register_of[o->index]);
+      if (o->kind != ElementwiseOperand::Kind::kResult || last_use[o->index] != k) continue;
+      const int r = c.register_of[o->index];
+      if (r >= 0 && !is_free[r]) {
+        is_free[r] = 1;
+        free_registers.push_back(r);
       }
     }
     if (k + 1 == n) break;  // the last result goes to the output
     if (free_registers.empty()) {
       c.register_of[k] = c.registers++;
+      is_free.push_back(0);
     } else {
       c.register_of[k] = free_registers.back();
+      is_free[c.register_of[k]] = 0;
       free_registers.pop_back();
     }
   }
@@ -302,8 +313,13 @@ CompiledProgram compile(std::string text, ElementwiseProgram program) {
   return c;
 }
 
-// Parsed programs, kept by text; each thread remembers the last few it ran
+// Parsed programs, kept by text, at most kMaxPrograms of them (a graph has
+// a few; a process that makes programs without end, one per request, must
+// not keep them all: past the bound the table starts again, the programs in
+// use living on in their callers); each thread remembers the last few it ran
 // (by the text's address, checked against the text itself).
+constexpr size_t kMaxPrograms = 4096;
+
 std::shared_ptr<const CompiledProgram> compiled(c10::string_view text) {
   struct Recent {
     const char* data = nullptr;
@@ -333,6 +349,7 @@ std::shared_ptr<const CompiledProgram> compiled(c10::string_view text) {
     TORCH_CHECK(!program->instructions.empty(), "fx::elementwise: an empty program");
     found = std::make_shared<const CompiledProgram>(compile(key, *std::move(program)));
     std::lock_guard<std::mutex> lock(mutex);
+    if (programs->size() >= kMaxPrograms) programs->clear();
     found = programs->emplace(key, found).first->second;
   }
   recent[next] = Recent{text.data(), found};
@@ -391,8 +408,14 @@ T number_as(const c10::Scalar& s) {
 template <typename T>
 void run_fast(const CompiledProgram& c, const std::vector<at::Tensor>& inputs, int64_t numel,
               T* out) {
+  // Elements per pass of the program: 1,024, fewer where the program's
+  // registers would take more than kScratchBytes, which bounds the scratch
+  // each thread keeps, whatever the program.
   constexpr int64_t kBlock = 1024;
-  const int64_t block = std::min(numel, kBlock);
+  constexpr size_t kScratchBytes = size_t{16} << 20;
+  const int64_t fits = static_cast<int64_t>(
+      kScratchBytes / (std::max<size_t>(static_cast<size_t>(c.registers), 1) * sizeof(T)));
+  const int64_t block = std::max<int64_t>(1, std::min({numel, kBlock, fits}));
   thread_local std::vector<char> scratch;
   const size_t bytes = static_cast<size_t>(c.registers) * block * sizeof(T) + 64;
   if (scratch.size() < bytes) scratch.resize(bytes);
