@@ -6,8 +6,11 @@
 
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -24,6 +27,9 @@
 namespace fx {
 
 struct Model::Source {
+  // An empty Source that graph() or graph_module() gave a moved-from Model:
+  // every method that returns a status still refuses.
+  bool moved_from = false;
   ModelFormat format = ModelFormat::kTorchScript;
   std::optional<GraphModule> module;
   // A torch.export program's reading: its example inputs, how they failed.
@@ -72,14 +78,51 @@ absl::StatusOr<Model> Model::load(const std::string& path, Tracer& tracer) {
   return Model(std::move(source));
 }
 
-ModelFormat Model::format() const { return source_->format; }
-Graph& Model::graph() { return source_->module->graph(); }
-const Graph& Model::graph() const { return source_->module->graph(); }
-GraphModule& Model::graph_module() { return *source_->module; }
-const GraphModule& Model::graph_module() const { return *source_->module; }
-const std::vector<std::string>& Model::warnings() const { return source_->warnings; }
+namespace {
+
+absl::Status moved_from_error(absl::string_view method) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "fx::Model::", method, ": this Model was moved from (its graph and state went with the "
+      "move); call the Model it was moved to, or assign a loaded one to this"));
+}
+
+// What the const accessors of a moved-from Model show: no nodes, no state.
+const GraphModule& empty_graph_module() {
+  static const GraphModule* const empty =
+      new GraphModule(empty_module("MovedFromModel"), std::make_unique<Graph>());
+  return *empty;
+}
+
+}  // namespace
+
+bool Model::moved_from() const { return source_ == nullptr || source_->moved_from; }
+
+GraphModule& Model::own_graph_module() {
+  if (source_ == nullptr) {  // moved from: an empty graph of its own, not a shared one
+    auto source = std::make_unique<Source>();
+    source->moved_from = true;
+    source->module.emplace(empty_module("MovedFromModel"), std::make_unique<Graph>());
+    source_ = std::move(source);
+  }
+  return *source_->module;
+}
+
+ModelFormat Model::format() const {
+  return source_ != nullptr ? source_->format : ModelFormat::kTorchScript;
+}
+Graph& Model::graph() { return own_graph_module().graph(); }
+const Graph& Model::graph() const { return graph_module().graph(); }
+GraphModule& Model::graph_module() { return own_graph_module(); }
+const GraphModule& Model::graph_module() const {
+  return source_ != nullptr ? *source_->module : empty_graph_module();
+}
+const std::vector<std::string>& Model::warnings() const {
+  static const std::vector<std::string>* const none = new std::vector<std::string>();
+  return source_ != nullptr ? source_->warnings : *none;
+}
 
 absl::Status Model::run_passes(absl::string_view pipeline) {
+  if (moved_from()) return moved_from_error("run_passes");
   if (absl::Status s = register_builtin_plugins(Registry::global()); !s.ok()) return s;
   auto passes = PassManager::create(pipeline, Registry::global());
   if (!passes.ok()) return passes.status();
@@ -87,6 +130,7 @@ absl::Status Model::run_passes(absl::string_view pipeline) {
 }
 
 absl::Status Model::run_passes(PassManager& passes) {
+  if (moved_from()) return moved_from_error("run_passes");
   PassContext context(Registry::global());
   // Passes that run the graph (shape_prop) get the program's own inputs.
   if (source_->program) {
@@ -99,6 +143,7 @@ absl::Status Model::run_passes(PassManager& passes) {
 }
 
 absl::StatusOr<std::vector<c10::IValue>> Model::example_inputs() const {
+  if (moved_from()) return moved_from_error("example_inputs");
   if (!source_->program) {
     return absl::FailedPreconditionError(
         "a TorchScript module keeps no example inputs (a torch.export program does): call "
@@ -107,7 +152,56 @@ absl::StatusOr<std::vector<c10::IValue>> Model::example_inputs() const {
   return program_example_inputs(*source_->program, source_->module->graph(), c10::Device(c10::kCPU));
 }
 
+namespace {
+
+// Where an undefined tensor is in `value`: "" for `value` itself, "[1][0]"
+// inside tuples, lists and dicts; nullopt when there is none.
+std::optional<std::string> undefined_tensor_in(const c10::IValue& value) {
+  if (value.isTensor()) {
+    return value.toTensor().defined() ? std::nullopt : std::optional<std::string>("");
+  }
+  const auto inside = [](const std::string& index, const c10::IValue& element) {
+    std::optional<std::string> at = undefined_tensor_in(element);
+    return at ? std::optional<std::string>(absl::StrCat("[", index, "]", *at)) : std::nullopt;
+  };
+  if (value.isTuple() || value.isList()) {
+    const std::vector<c10::IValue> elements =
+        value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
+    for (size_t i = 0; i < elements.size(); ++i) {
+      if (auto at = inside(std::to_string(i), elements[i])) return at;
+    }
+  }
+  if (value.isGenericDict()) {
+    for (const auto& item : value.toGenericDict()) {
+      const c10::IValue& key = item.key();
+      const std::string index = key.isString() ? absl::StrCat("'", key.toStringRef(), "'")
+                                : key.isInt()  ? std::to_string(key.toInt())
+                                               : std::string("...");
+      if (auto at = inside(index, item.value())) return at;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 absl::StatusOr<c10::IValue> Model::run(std::vector<c10::IValue> inputs) {
+  if (moved_from()) return moved_from_error("run");
+  // Refused here, naming the input: libtorch's own error would name no
+  // placeholder ("strides() called on an undefined Tensor").
+  const std::vector<Node*> placeholders = source_->module->graph().placeholders();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::optional<std::string> at = undefined_tensor_in(inputs[i]);
+    if (!at) continue;
+    const std::string input = absl::StrCat(
+        "input ", i,
+        i < placeholders.size() ? absl::StrCat(" (placeholder '", placeholders[i]->name(), "')")
+                                : "");
+    return absl::InvalidArgumentError(
+        at->empty() ? absl::StrCat(input, " is an undefined tensor: give a defined one")
+                    : absl::StrCat(input, " holds an undefined tensor at ", *at,
+                                   ": give a defined one"));
+  }
   c10::InferenceMode inference;
   try {
     return source_->module->forward(std::move(inputs));
@@ -119,6 +213,7 @@ absl::StatusOr<c10::IValue> Model::run(std::vector<c10::IValue> inputs) {
 }
 
 absl::Status Model::save(const std::string& path) const {
+  if (moved_from()) return moved_from_error("save");
   auto file = OutputFile::prepare(path, "the saved model");
   if (!file.ok()) return file.status();
   const GraphModule& gm = *source_->module;

@@ -10,6 +10,9 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/serialization/import.h>
@@ -211,6 +214,91 @@ TEST(ModelTest, MistakesAreStatusesNamingTheCause) {
 
   EXPECT_THAT(model->save(temporary_path("no_such_dir/out.pt2")).message(),
               HasSubstr("does not exist"));
+}
+
+// Issue 54 (5): every method of a moved-from Model dereferenced null. Those
+// that return a status say it was moved from; the others show an empty
+// model; assigning a Model to it makes it usable again.
+TEST(ModelTest, AMovedFromModelSaysSoFromEveryMethod) {
+  auto loaded = Model::load(program_path("torch2.14", "conv_net"));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  Model model = *std::move(loaded);
+  const size_t nodes = model.graph().size();
+  Model taken = std::move(model);
+  EXPECT_EQ(taken.graph().size(), nodes);
+  const auto expect_moved_from = [](const absl::Status& s, const char* method) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << method << ": " << s;
+    EXPECT_THAT(s.message(), HasSubstr("fx::Model::")) << method;
+    EXPECT_THAT(s.message(), HasSubstr("was moved from")) << method;
+  };
+  // The const accessors first, on a Model no mutable accessor has touched.
+  const Model& still = model;
+  EXPECT_EQ(still.format(), ModelFormat::kTorchScript);
+  EXPECT_EQ(still.graph().size(), 0u);
+  EXPECT_EQ(still.graph_module().graph().size(), 0u);
+  EXPECT_TRUE(still.warnings().empty());
+  expect_moved_from(still.example_inputs().status(), "example_inputs");
+  expect_moved_from(still.save(temporary_path("moved_from.pt2")), "save");
+  EXPECT_FALSE(std::ifstream(temporary_path("moved_from.pt2")).good());
+  expect_moved_from(model.run({at::randn({1, 3, 8, 8})}).status(), "run");
+  expect_moved_from(model.run_passes("dce"), "run_passes");
+  PassManager passes{PassManagerOptions()};
+  expect_moved_from(model.run_passes(passes), "run_passes(PassManager&)");
+  // The mutable accessors: an empty graph of its own, which does not make
+  // the Model usable.
+  EXPECT_EQ(model.graph().size(), 0u);
+  model.graph().output(Argument::None());
+  EXPECT_EQ(model.graph_module().graph().size(), 1u);
+  EXPECT_EQ(still.graph().size(), 1u);
+  EXPECT_EQ(still.format(), ModelFormat::kTorchScript);
+  expect_moved_from(model.run({}).status(), "run after graph()");
+  expect_moved_from(model.run_passes("dce"), "run_passes after graph()");
+  expect_moved_from(still.save(temporary_path("moved_from.pt")), "save after graph()");
+  expect_moved_from(still.example_inputs().status(), "example_inputs after graph()");
+  // Another moved-from Model's accessors are not this one's.
+  Model other = std::move(taken);
+  EXPECT_EQ(taken.graph().size(), 0u);
+  // Assigned to, it is that Model.
+  model = std::move(other);
+  EXPECT_EQ(model.format(), ModelFormat::kExportedProgram);
+  EXPECT_EQ(model.graph().size(), nodes);
+  auto inputs = model.example_inputs();
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  EXPECT_TRUE(model.run(*inputs).ok());
+}
+
+// Issue 54 (13): an undefined tensor given to run() failed inside libtorch
+// ("strides() called on an undefined Tensor"), naming no input.
+TEST(ModelTest, UndefinedInputTensorsAreRefusedNamingTheInput) {
+  auto model = Model::load(testing::fixture_path("m_relu_add.pt"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::vector<Node*> placeholders = model->graph().placeholders();
+  ASSERT_EQ(placeholders.size(), 1u);
+  const std::string x = placeholders[0]->name();
+
+  auto plain = model->run({at::Tensor()});
+  EXPECT_EQ(plain.status().code(), absl::StatusCode::kInvalidArgument) << plain.status();
+  EXPECT_THAT(plain.status().message(),
+              HasSubstr(absl::StrCat("input 0 (placeholder '", x, "') is an undefined tensor")));
+
+  c10::List<at::Tensor> list;
+  list.push_back(at::randn({2}));
+  list.push_back(at::Tensor());
+  auto nested = model->run({c10::ivalue::Tuple::create({at::randn({2}), list})});
+  EXPECT_EQ(nested.status().code(), absl::StatusCode::kInvalidArgument) << nested.status();
+  EXPECT_THAT(nested.status().message(),
+              HasSubstr(absl::StrCat("input 0 (placeholder '", x,
+                                     "') holds an undefined tensor at [1][1]")));
+
+  // An input past the placeholders has no name to give.
+  auto extra = model->run({at::randn({2}), at::Tensor()});
+  EXPECT_THAT(extra.status().message(), HasSubstr("input 1 is an undefined tensor"));
+
+  // Defined ones run as before.
+  const at::Tensor t = at::randn({2, 5});
+  auto out = model->run({t});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(at::equal(only_tensor(*out), at::relu(t) + 1.0));
 }
 
 TEST(ModelTest, AFailedSaveLeavesTheFileItWouldReplaceAsItWas) {

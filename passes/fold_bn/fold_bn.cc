@@ -87,7 +87,9 @@ ReadTensor read_tensor(const GraphModule& gm, const Argument* arg, absl::string_
     out.error = absl::StrCat("its ", what, " '", out.node->target(), "' is not a tensor");
     return out;
   }
-  out.tensor = value->toTensor();
+  // An undefined tensor is read as None: absent where optional, refused
+  // where not (running statistics, the layer's weight).
+  if (value->toTensor().defined()) out.tensor = value->toTensor();
   return out;
 }
 
@@ -101,7 +103,7 @@ c10::IValue module_value(const Module& m, const char* name) {
 
 std::optional<at::Tensor> module_tensor(const Module& m, const char* name) {
   c10::IValue v = module_value(m, name);
-  if (!v.isTensor()) return std::nullopt;
+  if (!v.isTensor() || !v.toTensor().defined()) return std::nullopt;  // undefined: as None
   return v.toTensor();
 }
 
@@ -418,6 +420,39 @@ Folded fold_weights(const Layer& layer, const BatchNorm& bn) {
   return f;
 }
 
+std::string shape_string(const at::Tensor& t) {
+  return absl::StrCat("[", absl::StrJoin(t.sizes(), ", "), "]");
+}
+
+// Why the batch norm's tensors and the layer's bias are not one value per
+// output channel of the layer, or "". Shapes, not element counts: a bias of
+// shape [C, 1] would broadcast into a [C, C] folded bias, and a [2, 4] weight
+// on 8 channels would fail in libtorch.
+std::string shape_problem(const Layer& layer, const BatchNorm& bn) {
+  if (layer.weight.dim() < 2) {
+    return absl::StrCat("the weight of '", layer.node->name(), "' has shape ",
+                        shape_string(layer.weight), ", not that of a convolution or linear layer");
+  }
+  const int64_t channels = layer.weight.size(0);
+  const std::pair<const std::optional<at::Tensor>, const char*> tensors[] = {
+      {bn.mean, "running mean"},
+      {bn.var, "running variance"},
+      {bn.weight, "weight"},
+      {bn.bias, "bias"},
+      {layer.bias, "layer's bias"},
+  };
+  for (const auto& [tensor, what] : tensors) {
+    if (!tensor) continue;  // an optional one, absent
+    const bool own = std::string(what).rfind("layer", 0) == 0;
+    if (tensor->dim() != 1 || tensor->size(0) != channels) {
+      return absl::StrCat(own ? "the " : "its ", what, " has shape ", shape_string(*tensor),
+                          ", not [", channels, "] (one value per output channel of '",
+                          layer.node->name(), "')");
+    }
+  }
+  return "";
+}
+
 // Why the pair cannot be folded, or "".
 std::string fold_problem(const TensorReaders& readers, const Layer& layer, const BatchNorm& bn) {
   for (const Node* user : layer.node->users()) {
@@ -428,13 +463,7 @@ std::string fold_problem(const TensorReaders& readers, const Layer& layer, const
   }
   if (std::string s = sharing_problem(readers, layer); !s.empty()) return s;
   if (std::string s = write_problem(readers, layer, bn); !s.empty()) return s;
-  if (layer.weight.dim() < 2 || layer.weight.size(0) != bn.mean.numel() ||
-      bn.var.numel() != bn.mean.numel() || (bn.weight && bn.weight->numel() != bn.mean.numel()) ||
-      (bn.bias && bn.bias->numel() != bn.mean.numel())) {
-    return absl::StrCat("its ", bn.mean.numel(), " channels do not match the ",
-                        layer.weight.dim() > 0 ? layer.weight.size(0) : 0, " outputs of '",
-                        layer.node->name(), "'");
-  }
+  if (std::string s = shape_problem(layer, bn); !s.empty()) return s;
   // The batch norm normalises dimension 1; the layer's channels are there
   // only for batched convolutions and 2-D linear results.
   const int rank = layer.linear ? 2 : static_cast<int>(layer.weight.dim());

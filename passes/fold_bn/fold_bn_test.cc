@@ -311,6 +311,50 @@ TEST_F(FoldBnTest, ABatchNormWhoseTensorsTheGraphWritesStays) {
   }
 }
 
+// Issue 54 (7): the batch norm's tensors were compared with the layer's
+// channels by element count, so a bias of shape [8, 1] on 8 channels folded
+// into a [8, 8] convolution bias (a graph that no longer runs) and a [2, 4]
+// weight stopped the pass on a libtorch broadcast error. Each must be 1-D of
+// exactly the channel count, or the batch norm stays with a warning naming it
+// and the shape.
+TEST_F(FoldBnTest, Issue54BatchNormTensorsOfAnotherShapeThanTheChannelsStay) {
+  struct Case {
+    std::string attribute;  // the tensor given another shape
+    std::vector<int64_t> shape;
+    std::string warning;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"beta", {8, 1}, "its bias has shape [8, 1], not [8]"},
+           {"gamma", {2, 4}, "its weight has shape [2, 4], not [8]"},
+           {"mean", {1, 8}, "its running mean has shape [1, 8], not [8]"},
+           {"var", {8, 1, 1}, "its running variance has shape [8, 1, 1], not [8]"},
+           {"b", {8, 1}, "the layer's bias has shape [8, 1], not [8]"},
+           {"gamma", {}, "its weight has shape [], not [8]"}}) {
+    SCOPED_TRACE(c.attribute);
+    auto g = std::make_unique<Graph>();
+    Node* x = g->placeholder("x");
+    Node* conv = g->call_function("aten::conv2d", {x, g->get_attr("w"), g->get_attr("b")});
+    conv->meta().set(kTensorMetaKey, Meta{{"shape", MetaValue::List{1, 8, 3, 3}}});
+    Node* bn = g->call_function("aten::_native_batch_norm_legit_no_training",
+                                {conv, g->get_attr("gamma"), g->get_attr("beta"), g->get_attr("mean"),
+                                 g->get_attr("var"), 0.1, 1e-3});
+    g->output(g->call_function(std::string(kGetItemTarget), {bn, 0}));
+    GraphModule gm(empty_module("Shapes"), std::move(g));
+    for (const char* name : {"b", "gamma", "beta", "mean", "var"}) {
+      const std::vector<int64_t> shape = name == c.attribute ? c.shape : std::vector<int64_t>{8};
+      ASSERT_TRUE(gm.add_attribute(name, at::rand(shape) + 0.5).ok());
+    }
+    ASSERT_TRUE(gm.add_attribute("w", at::randn({8, 3, 3, 3})).ok());
+    const uint64_t version = gm.version();
+    std::vector<std::string> warnings = run("fold_bn", gm);
+    EXPECT_EQ(gm.version(), version);
+    EXPECT_EQ(count_batch_norms(gm), 1);
+    ASSERT_THAT(warnings, SizeIs(1));
+    EXPECT_THAT(warnings[0], HasSubstr("left _native_batch_norm_legit_no_training: " + c.warning));
+    EXPECT_THAT(warnings[0], HasSubstr("'conv2d'"));
+  }
+}
+
 // The same in TorchScript models: test-time adaptation of the running mean,
 // a weight clipped in place; the model's outputs are kept, run after run.
 TEST_F(FoldBnTest, ModelsThatAdaptTheirBatchNormsKeepThem) {

@@ -1,6 +1,9 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/kernels/mkldnn_kernels.h"
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -9,6 +12,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/core/stack.h>
 #include <ATen/core/symbol.h>
+#include <ATen/ops/hardtanh.h>
 #include <torch/library.h>
 #include <torch/version.h>
 
@@ -18,15 +22,23 @@
 namespace fx {
 namespace {
 
+uint64_t bits_of(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
 // TorchScript's MKLDNN clip takes its bounds from attributes of the node that
 // calls it; the operation is made once per bounds from a node of a graph of
-// its own, and kept.
+// its own, and kept. Keyed by the bounds' bit patterns, not the doubles: a
+// NaN compares unordered with everything, which broke the map's order (issue
+// 54: after one NaN-bounded call, (0, 6) found the NaN bounds' operation).
 torch::jit::Operation& clip_operation(double min_val, double max_val) {
   const bool in_place = true;
   static std::mutex mutex;
-  static auto* operations = new std::map<std::pair<double, double>, torch::jit::Operation>();
+  static auto* operations = new std::map<std::pair<uint64_t, uint64_t>, torch::jit::Operation>();
   std::lock_guard<std::mutex> lock(mutex);
-  const auto key = std::make_pair(min_val, max_val);
+  const auto key = std::make_pair(bits_of(min_val), bits_of(max_val));
   auto it = operations->find(key);
   if (it != operations->end()) return it->second;
   const c10::Symbol kind =
@@ -53,6 +65,13 @@ void check_operand(const at::Tensor& self, const char* name, const char* aten_na
 // Clips `self` in place, where TorchScript's kernel is right.
 void clip_in_place(const at::Tensor& self, double min_val, double max_val, const char* name) {
   check_operand(self, name, "aten::hardtanh");
+  if (std::isnan(min_val) || std::isnan(max_val)) {
+    // aten's hardtanh clamps, and a NaN bound makes every element NaN;
+    // oneDNN's clip compares with the bounds and gives other values. Computed
+    // as aten's, through a strided copy (no model clips with NaN bounds).
+    self.copy_(at::hardtanh(self.to_dense(), min_val, max_val).to_mkldnn());
+    return;
+  }
   torch::jit::Stack stack{self};
   clip_operation(min_val, max_val)(stack);
 }

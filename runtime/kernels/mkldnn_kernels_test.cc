@@ -5,6 +5,11 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/InferenceMode.h>
 
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "runtime/operator_binding.h"
 
@@ -82,6 +87,55 @@ TEST(MkldnnKernels, HardtanhInPlaceWritesItsInput) {
   op->run(stack);
   EXPECT_TRUE(stack.back().toTensor().is_same(m));
   EXPECT_TRUE(at::equal(m.to_dense(), at::hardtanh(x, 0, 6)));
+}
+
+// Issue 54 (8): the operations were kept in a map keyed by the bounds as
+// doubles, whose order a NaN breaks: after one NaN-bounded call, later calls
+// (every ReLU6 of a MobileNet) found the NaN bounds' operation and returned
+// NaN. A NaN bound computes what aten's hardtanh computes (NaN everywhere),
+// and the calls after it are right.
+TEST(MkldnnKernels, NanBoundsAreAtensAndLeaveLaterCallsRight) {
+  if (!at::hasMKLDNN()) GTEST_SKIP() << "this libtorch has no MKLDNN";
+  c10::InferenceMode guard;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const at::Tensor x = at::randn({2, 32, 5, 5}) * 8;
+  auto op = find_operator(kMkldnnHardtanh);
+  auto op_ = find_operator(kMkldnnHardtanhInPlace);
+  ASSERT_TRUE(op.ok()) << op.status();
+  ASSERT_TRUE(op_.ok()) << op_.status();
+  const auto expect_atens = [&](const at::Tensor& got, double lo, double hi) {
+    ASSERT_TRUE(got.is_mkldnn());
+    EXPECT_TRUE(at::equal(got.to_dense(), at::hardtanh(x, lo, hi)) ||
+                (at::isnan(got.to_dense()).all().item<bool>() &&
+                 at::isnan(at::hardtanh(x, lo, hi)).all().item<bool>()))
+        << "hardtanh(x, " << lo << ", " << hi << ")";
+  };
+  for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{
+           {nan, 6.0}, {0.0, nan}, {nan, nan}, {0.0, 6.0}, {-2.5, 3.5}, {-1.5, 0.5}}) {
+    SCOPED_TRACE(::testing::Message() << lo << ", " << hi);
+    torch::jit::Stack stack{x.to_mkldnn(), lo, hi};
+    op->run(stack);
+    expect_atens(stack.back().toTensor(), lo, hi);
+    at::Tensor m = x.to_mkldnn();
+    stack = {m, lo, hi};
+    op_->run(stack);
+    EXPECT_TRUE(stack.back().toTensor().is_same(m));
+    expect_atens(m, lo, hi);
+  }
+  // A ReLU6 after a convolution, in the blocked layout, NaN-bounded and after.
+  const at::Tensor input = at::randn({1, 3, 16, 16}) * 4;
+  const at::Tensor w = at::randn({32, 3, 3, 3});
+  const at::Tensor dense = at::conv2d(input, w, {}, 1, 1);
+  for (double lo : {nan, 0.0}) {
+    at::Tensor m = blocked_convolution(input, w);
+    torch::jit::Stack stack{m, lo, 6.0};
+    op_->run(stack);
+    if (std::isnan(lo)) {
+      EXPECT_TRUE(at::isnan(m.to_dense()).all().item<bool>());
+    } else {
+      EXPECT_TRUE(at::allclose(m.to_dense(), at::hardtanh(dense, 0, 6), 1e-4, 1e-4));
+    }
+  }
 }
 
 TEST(MkldnnKernels, HardswishIsAtensOnMkldnnTensors) {
