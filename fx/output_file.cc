@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
+#include "plugins/signal_disposition.h"
 
 namespace fx {
 namespace {
@@ -230,17 +231,22 @@ struct sigaction& previous_action(int signal_number) {
 // previous handler, which must be.
 extern "C" void remove_paths_and_raise_again(int signal_number, siginfo_t* info, void* context) {
   const int saved_errno = errno;
-  for (RemovedPath& r : removed_paths) {
-    if (r.armed.load(std::memory_order_acquire)) ::unlink(r.path);
-  }
+  // Where the signal ends the process, its partial files go first; where
+  // the program's own handler decides (a server that lets the save finish),
+  // they stay.
   const struct sigaction& previous = previous_action(signal_number);
-  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
+  if (signal_ends_process(previous, signal_number)) {
+    for (RemovedPath& r : removed_paths) {
+      if (r.armed.load(std::memory_order_acquire)) ::unlink(r.path);
+    }
+  }
+  const bool handler = previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN;
+  if (handler && (previous.sa_flags & SA_SIGINFO) != 0) {
     previous.sa_sigaction(signal_number, info, context);
     errno = saved_errno;
     return;
   }
-  if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler != SIG_DFL &&
-      previous.sa_handler != SIG_IGN) {
+  if (handler) {
     previous.sa_handler(signal_number);
     errno = saved_errno;
     return;

@@ -77,9 +77,12 @@ class FX_API OutputFile {
 FX_API absl::Status commit_all(const std::vector<OutputFile*>& files);
 
 // A path removed if SIGINT or SIGTERM ends the process while this object
-// lives. The handler, installed with the first object (an ignored signal
-// stays ignored), is async-signal-safe: it unlinks the registered paths, then
-// calls the handler installed before it, if any, or restores the default
+// lives. The handler, installed in the process with the first object (an
+// ignored signal stays ignored), is async-signal-safe. Where the program had
+// a handler of its own for the signal (a server that lets work in progress
+// finish), it calls that handler and removes nothing: the process goes on,
+// and so does the write. Where the signal's action was the default (ending
+// the process), it unlinks the registered paths, restores the default
 // disposition and raises the signal again, so that the process ends as the
 // signal would have ended it. At most 16 paths at once; beyond that,
 // registered() is false and the path is not removed.

@@ -144,5 +144,25 @@ TEST(RemovedOnSignalIgnoredTest, AnIgnoredSignalStaysIgnored) {
   EXPECT_EQ(read_file(path), "partial");
 }
 
+// A program with a SIGTERM handler of its own (a server that lets work in
+// progress finish): the handler runs, the process goes on, and the file
+// being written is still there for the write to finish.
+extern "C" void note_termination(int) {}
+
+TEST(RemovedOnSignalProgramHandlerTest, AProgramsOwnHandlerKeepsTheFileBeingWritten) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string path = temp_path("server.tmp");
+  EXPECT_EXIT(
+      {
+        write_file(path, "partial");
+        ::signal(SIGTERM, note_termination);
+        RemovedOnSignal r(path);
+        ::raise(SIGTERM);
+        std::_Exit(::access(path.c_str(), F_OK) == 0 ? 0 : 5);
+      },
+      ::testing::ExitedWithCode(0), "");
+  EXPECT_EQ(read_file(path), "partial");
+}
+
 }  // namespace
 }  // namespace fx

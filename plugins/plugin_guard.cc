@@ -1,5 +1,6 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "plugins/plugin_guard.h"
+#include "plugins/signal_disposition.h"
 
 #include <signal.h>
 #include <sys/time.h>
@@ -147,6 +148,9 @@ void install_crash_report(absl::string_view program) {
   action.sa_flags = SA_ONSTACK | SA_SIGINFO;
   sigemptyset(&action.sa_mask);
   for (int sig : kSignals) ::sigaction(sig, &action, &g_previous[sig]);
+  // SIGINT and SIGTERM go on to what was there: libfx's other handlers
+  // (output files removed on a signal that ends the process) see through it.
+  note_forwarding_handler(report_crash, g_previous);
 }
 
 PluginActivity::PluginActivity(const PluginRecord& plugin, absl::string_view what) {
