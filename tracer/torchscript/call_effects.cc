@@ -168,14 +168,48 @@ void attribute_key(const c10::ivalue::Object& object, std::ostringstream& key) {
   }
 }
 
+// The analyses, by callee (a type or a function) and known values, for as
+// long as the callee's owner (the class type, or the compilation unit that
+// holds the function) lives: an entry does not keep its owner alive, so a
+// process that loads models one after another holds the analyses of the
+// models it still has, not of every model it ever loaded. An entry whose
+// owner is gone is recomputed if its address comes back (a new type at the
+// old one's address), and every so often all such entries are dropped.
 struct Cache {
+  struct Entry {
+    std::weak_ptr<const void> owner;
+    std::unique_ptr<CallEffects> effects;
+  };
   absl::Mutex mu;
-  // Keyed by the callee (a type or a function) and the known values. The
-  // types and functions are kept alive by the entries.
-  absl::flat_hash_map<std::pair<const void*, std::string>, std::unique_ptr<CallEffects>> entries
-      ABSL_GUARDED_BY(mu);
-  std::vector<c10::ClassTypePtr> types ABSL_GUARDED_BY(mu);
-  std::vector<std::shared_ptr<jit::CompilationUnit>> units ABSL_GUARDED_BY(mu);
+  absl::flat_hash_map<std::pair<const void*, std::string>, Entry> entries ABSL_GUARDED_BY(mu);
+  size_t inserted_since_sweep ABSL_GUARDED_BY(mu) = 0;
+
+  // The entry for `key`, owned by `owner`, computed by `compute` when it is
+  // missing or stale.
+  template <typename Compute>
+  const CallEffects& find_or_compute(std::pair<const void*, std::string> key,
+                                     std::shared_ptr<const void> owner, Compute compute)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    auto [it, inserted] = entries.try_emplace(std::move(key));
+    if (!inserted && it->second.owner.expired()) inserted = true;
+    if (inserted) {
+      it->second.owner = owner;
+      it->second.effects = std::make_unique<CallEffects>(compute());
+      if (++inserted_since_sweep >= 256) {
+        inserted_since_sweep = 0;
+        const CallEffects* kept = it->second.effects.get();  // its owner is alive
+        for (auto e = entries.begin(); e != entries.end();) {
+          if (e->second.owner.expired()) {
+            entries.erase(e++);
+          } else {
+            ++e;
+          }
+        }
+        return *kept;
+      }
+    }
+    return *it->second.effects;
+  }
 };
 
 Cache& cache() {
@@ -192,18 +226,11 @@ const CallEffects& module_call_effects(const torch::jit::Module& module, const s
   attribute_key(*module._ivalue(), key);
   Cache& c = cache();
   absl::MutexLock lock(&c.mu);
-  auto [it, inserted] = c.entries.try_emplace(std::make_pair(type.get(), key.str()));
-  if (inserted) {
-    c.types.push_back(type);
+  return c.find_or_compute(std::make_pair(type.get(), key.str()), type, [&]() -> CallEffects {
     jit::Function* forward = type->findMethod(method);
-    if (forward == nullptr) {
-      it->second = std::make_unique<CallEffects>();
-    } else {
-      it->second = std::make_unique<CallEffects>(
-          analyze(jit::toGraphFunction(*forward).graph()->copy(), module._ivalue(), {}));
-    }
-  }
-  return *it->second;
+    if (forward == nullptr) return CallEffects();
+    return analyze(jit::toGraphFunction(*forward).graph()->copy(), module._ivalue(), {});
+  });
 }
 
 const CallEffects& function_call_effects(const std::shared_ptr<torch::jit::CompilationUnit>& unit,
@@ -211,13 +238,9 @@ const CallEffects& function_call_effects(const std::shared_ptr<torch::jit::Compi
                                          const std::vector<c10::optional<c10::IValue>>& known) {
   Cache& c = cache();
   absl::MutexLock lock(&c.mu);
-  auto [it, inserted] = c.entries.try_emplace(std::make_pair(&function, known_key(known)));
-  if (inserted) {
-    c.units.push_back(unit);
-    it->second = std::make_unique<CallEffects>(
-        analyze(jit::toGraphFunction(function).graph()->copy(), {}, known));
-  }
-  return *it->second;
+  return c.find_or_compute(std::make_pair(&function, known_key(known)), unit, [&] {
+    return analyze(jit::toGraphFunction(function).graph()->copy(), {}, known);
+  });
 }
 
 }  // namespace tracer_internal

@@ -27,19 +27,39 @@ ModuleClass describe_module_class(const c10::ClassType& type) {
 }
 
 const ModuleClass& module_class_of(const c10::ClassTypePtr& type) {
+  // By type, for as long as the type lives (an entry does not keep it alive:
+  // a process loading model after model holds the classes of the models it
+  // still has); an entry whose type is gone is remade if a new type takes its
+  // address, and every so often all such entries are dropped.
+  struct Entry {
+    std::weak_ptr<c10::ClassType> type;
+    std::unique_ptr<ModuleClass> module_class;
+  };
   struct Cache {
     absl::Mutex mu;
-    absl::flat_hash_map<const c10::ClassType*, std::pair<c10::ClassTypePtr, std::unique_ptr<ModuleClass>>>
-        classes ABSL_GUARDED_BY(mu);
+    absl::flat_hash_map<const c10::ClassType*, Entry> classes ABSL_GUARDED_BY(mu);
+    size_t made_since_sweep ABSL_GUARDED_BY(mu) = 0;
   };
   static Cache* cache = new Cache();
   absl::MutexLock lock(&cache->mu);
-  auto& entry = cache->classes[type.get()];
-  if (!entry.second) {
-    entry.first = type;  // keeps the type, and so its address, alive
-    entry.second = std::make_unique<ModuleClass>(describe_module_class(*type));
+  Entry& entry = cache->classes[type.get()];
+  if (!entry.module_class || entry.type.expired()) {
+    entry.type = type;
+    entry.module_class = std::make_unique<ModuleClass>(describe_module_class(*type));
+    if (++cache->made_since_sweep >= 256) {
+      cache->made_since_sweep = 0;
+      const ModuleClass* kept = entry.module_class.get();
+      for (auto e = cache->classes.begin(); e != cache->classes.end();) {
+        if (e->second.type.expired()) {
+          cache->classes.erase(e++);
+        } else {
+          ++e;
+        }
+      }
+      return *kept;
+    }
   }
-  return *entry.second;
+  return *entry.module_class;
 }
 
 torch::jit::Module ModuleRef::module() const { return torch::jit::Module(info_->object); }
