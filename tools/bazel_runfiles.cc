@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "fx/installation.h"
 
 namespace fx {
 namespace {
@@ -19,9 +20,10 @@ bool is_directory(const std::string& path) {
 
 }  // namespace
 
-std::string bazel_runfiles_directory(const char* argv0) {
+std::string bazel_runfiles_directory() {
+  // A release's or a CMake build's program: never Bazel's runfiles.
+  if (installed_plugin_directory()) return "";
   if (const char* dir = std::getenv("RUNFILES_DIR"); dir != nullptr && is_directory(dir)) return dir;
-  if (argv0 != nullptr && is_directory(absl::StrCat(argv0, ".runfiles"))) return absl::StrCat(argv0, ".runfiles");
   char exe[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n > 0) {

@@ -521,7 +521,7 @@ absl::Status run_fxrun(const std::vector<std::string>& argv, FxrunStreams& strea
   }
   auto settings = settings_from_flags(*std::move(command_line), streams.out_is_terminal);
   if (!settings.ok()) return settings.status();
-  const std::string runfiles = bazel_runfiles_directory(argv.empty() ? nullptr : argv[0].c_str());
+  const std::string runfiles = bazel_runfiles_directory();
 
   // --stages: start the pipeline's processes here, or be one of them.
   std::unique_ptr<PipelineRank> rank;

@@ -31,7 +31,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string runfiles() { return bazel_runfiles_directory(nullptr); }
+std::string runfiles() { return bazel_runfiles_directory(); }
 
 std::string fixture(const std::string& path) {
   const std::string file = bazel_runfile(runfiles(), path);

@@ -5,7 +5,8 @@
 #   release_test.sh RELEASE.tar.gz PROGRAM.pt2 ASSERTING_MODEL.pt
 #
 #   * bin/fxrun, run from another directory, reads PROGRAM.pt2, runs
-#     fold_bn,dce with its in-tree plugins and the result;
+#     fold_bn,dce with its in-tree plugins and the result; found on PATH in a
+#     directory holding a planted fxrun.runfiles, it reads nothing of it;
 #   * share/fx/examples/out_of_tree_plugin builds with CMake (find_package(fx),
 #     fx_add_plugin) and with make and pkg-config; fxrun loads it by --plugin
 #     and from FX_PLUGIN_PATH, and its pass and tracer extension run on
@@ -46,6 +47,25 @@ plugins=$("$root/bin/fxrun" --list-plugins)
 grep -q "$root/lib/fx/plugins/libfx_fold_bn.so" <<< "$plugins" ||
   fail "fxrun's fold_bn is not the release's lib/fx/plugins/libfx_fold_bn.so"
 
+# A release never reads Bazel's runfiles: not a fxrun.runfiles in the
+# working directory (any clone of the repository has one) when fxrun is found
+# on PATH, nor one RUNFILES_DIR names. The planted manifest names a library
+# that does not exist, and the planted example model is not a model: reading
+# either fails the run.
+step "bin/fxrun from PATH in a directory holding a planted fxrun.runfiles"
+mkdir -p planted/fxrun.runfiles/fx_cpp/tools/models
+printf 'planted/libplanted_plugin.so\n' > planted/fxrun.runfiles/fx_cpp/tools/fxrun_plugins.txt
+printf 'not a model\n' > planted/fxrun.runfiles/fx_cpp/tools/models/resnet18.pt
+for runfiles_dir in "" "$PWD/planted/fxrun.runfiles"; do
+  (cd planted && PATH="$root/bin:$PATH" RUNFILES_DIR="$runfiles_dir" fxrun --list-plugins) > planted.txt 2>&1 ||
+    { cat planted.txt; fail "fxrun --list-plugins failed beside a planted fxrun.runfiles"; }
+  ! grep -q planted planted.txt || { cat planted.txt; fail "fxrun read the planted fxrun.runfiles"; }
+  (cd planted && PATH="$root/bin:$PATH" RUNFILES_DIR="$runfiles_dir" fxrun) > planted.txt 2>&1 &&
+    fail "fxrun ran a model with no --model and no example of its own"
+  ! grep -qi 'planted\|runfiles\|not a model' planted.txt || { cat planted.txt; fail "fxrun read the planted model"; }
+done
+echo "neither the planted manifest nor the planted model was read"
+
 cmake_build() {  # cmake_build SOURCE_DIR BUILD_DIR
   cmake -S "$1" -B "$2" -DCMAKE_PREFIX_PATH="$root" -DCMAKE_BUILD_TYPE=Release > "$2.configure.log" 2>&1 ||
     { cat "$2.configure.log"; fail "cmake could not configure $(basename "$1")"; }
@@ -84,6 +104,34 @@ check_plugin "$work/plugin_make/libexample_plugin.so"
 grep -q 'out_of_tree_example 1.0' <<< "$(FX_PLUGIN_PATH="$work/plugin_make" "$root/bin/fxrun" --list-plugins)" ||
   fail "fxrun does not load the plugin from FX_PLUGIN_PATH"
 echo "built, and loaded by --plugin and from FX_PLUGIN_PATH"
+
+step "find_package(fx) with versions and ranges"
+version=$(sed -n 's/^set(PACKAGE_VERSION "\([0-9.]*\)")$/\1/p' "$root/lib/cmake/fx/fxConfigVersion.cmake")
+[ -n "$version" ] || fail "fxConfigVersion.cmake names no version"
+finds() {  # finds REQUEST: whether find_package(fx REQUEST) takes this release
+  mkdir -p "$work/find"
+  printf 'cmake_minimum_required(VERSION 3.19)\nproject(find CXX)\nfind_package(fx %s REQUIRED)\n' "$1" \
+    > "$work/find/CMakeLists.txt"
+  rm -rf "$work/find/build"
+  cmake -S "$work/find" -B "$work/find/build" -DCMAKE_PREFIX_PATH="$root" > "$work/find.log" 2>&1
+}
+major=${version%%.*}
+finds "$version" || { cat "$work/find.log"; fail "find_package(fx $version) refused $version"; }
+finds "0.1...$((major + 1)).0" || { cat "$work/find.log"; fail "find_package(fx 0.1...$((major + 1)).0) refused $version"; }
+finds "0.1...<$version" && fail "find_package(fx 0.1...<$version) took $version"
+finds "$((major + 1)).0...$((major + 2)).0" && fail "find_package(fx $((major + 1)).0...$((major + 2)).0) took $version"
+echo "$version is found by its own version and by the ranges holding it, not by others"
+
+step "examples/out_of_tree_plugin with make, the release under a path with a space"
+mkdir -p "$work/with space"
+tar -C "$work/with space" -xzf "$release"
+spaced_root=$(echo "$work/with space"/fx-*)
+cp -r "$spaced_root/share/fx/examples/out_of_tree_plugin" "$work/plugin_spaced"
+make -s -C "$work/plugin_spaced" FX_PREFIX="$spaced_root" > "$work/plugin_spaced.log" 2>&1 ||
+  { cat "$work/plugin_spaced.log"; fail "make could not build the plugin against a prefix with a space"; }
+grep -q 'out_of_tree_example 1.0' <<< "$("$spaced_root/bin/fxrun" --plugin="$work/plugin_spaced/libexample_plugin.so" --list-plugins)" ||
+  fail "fxrun under a path with a space does not load the plugin built there"
+echo "built and loaded"
 
 step "examples/embed_model with CMake, run on $(basename "$program")"
 cmake_build "$examples/embed_model" "$work/embed_model"
