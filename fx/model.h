@@ -28,7 +28,12 @@
 //     "warning: ..."), in the order found.
 //   * run() calls the graph through its execution plan (runtime/
 //     execution_plan.h), compiled at the first call and again after a pass
-//     changed the graph; under InferenceMode.
+//     changed the graph; under InferenceMode. Thread-safe: any number of
+//     threads may call run() at once, on a fresh model too (one plan is
+//     compiled, the others wait for it); run_passes(), save() and changes
+//     through graph_module() must not overlap a run(). docs/serving.md says
+//     what a server needs to know (threads, what is installed in the process,
+//     memory, unloading).
 //   * save(): a path ending in .pt2 as a torch.export program (in the layout
 //     the model was read in, else the PT2 archive; with the program's example
 //     inputs), any other as a TorchScript module. The file is written whole
@@ -40,8 +45,17 @@
 //     module state (fx::Module, runtime/module.h), whatever format the model
 //     was read from. The TorchScript functions a graph traced from a .pt
 //     calls are TorchScript's, in runtime/torchscript/script_functions.h.
+//   * run() refuses, before running, an undefined tensor among the inputs
+//     (or inside a tuple, list or dict of them), naming the input's position
+//     and its placeholder.
 //   * Errors are statuses whose message names the thing and what to do; no
 //     call crashes or exits on a user's file.
+//   * A moved-from Model: every method that returns a status fails with
+//     absl::FailedPreconditionError saying that the Model was moved from;
+//     format() is kTorchScript, warnings() empty, graph() and graph_module()
+//     an empty graph with no state (one of its own where mutable, which
+//     changing does not make the Model usable). Assigning a Model to it makes
+//     it that Model.
 #ifndef FX_FX_MODEL_H_
 #define FX_FX_MODEL_H_
 
@@ -102,6 +116,11 @@ class FX_API Model {
  private:
   struct Source;
   explicit Model(std::unique_ptr<Source> source);
+  // Whether this Model was moved from (source_ null, or the empty Source
+  // own_graph_module() made for it).
+  bool moved_from() const;
+  // *source_->module; a moved-from Model's own empty one.
+  GraphModule& own_graph_module();
 
   std::unique_ptr<Source> source_;
 };
