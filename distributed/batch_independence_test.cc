@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include "absl/strings/str_cat.h"
 #include "core/graph.h"
 #include "distributed/microbatches.h"
 #include "gmock/gmock.h"
