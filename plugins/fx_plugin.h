@@ -40,7 +40,10 @@
 // so plugin and host must agree on the C++ ABI (on Linux, the same g++ or a
 // compatible clang with libstdc++). History: 1 (first release); 2 (typed
 // options: OptionValues replaces Options, add_pass<T>/add_tracer_extension<T>);
-// 3 (PassContext carries example inputs, for passes that run the graph).
+// 3 (PassContext carries example inputs, for passes that run the graph);
+// 4 (GraphModule::root() returns fx::Module& instead of torch::jit::Module&,
+// and GraphModule holds its compiled plan in a thread-safe slot: its layout
+// and members changed; FX_VERSION 0.10.0).
 #ifndef FX_PLUGINS_FX_PLUGIN_H_
 #define FX_PLUGINS_FX_PLUGIN_H_
 
@@ -57,7 +60,7 @@
 #include "tracer/tracer.h"
 
 // The plugin API version this header describes (see the rule above).
-#define FX_PLUGIN_API_VERSION 3
+#define FX_PLUGIN_API_VERSION 4
 
 // The name of the entry point every plugin exports.
 #define FX_PLUGIN_ENTRY_POINT "fxGetPluginInfo"
