@@ -14,9 +14,11 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "core/message_text.h"
+#include "plugins/elf_dependencies.h"
 #include "plugins/fx_plugin.h"
 #include "plugins/plugin_guard.h"
 
@@ -32,6 +34,59 @@ bool is_function_symbol(void* symbol) {
   const auto* elf_symbol = static_cast<const ElfW(Sym)*>(extra);
   const unsigned type = ELF64_ST_TYPE(elf_symbol->st_info);
   return type == STT_FUNC || type == STT_GNU_IFUNC;
+}
+
+// The SONAME of the libfx this code runs in, and its file; an empty SONAME
+// when libfx is linked into the program itself.
+struct RunningLibfx {
+  std::string soname;
+  std::string file;
+};
+
+const std::optional<RunningLibfx>& running_libfx() {
+  static const auto* const running = [] {
+    Dl_info info;
+    if (::dladdr(reinterpret_cast<void*>(&running_libfx), &info) == 0 || info.dli_fname == nullptr) {
+      return new std::optional<RunningLibfx>();
+    }
+    // dladdr names the main program by what the process was started as
+    // (argv[0], perhaps no path): /proc/self/exe is its file.
+    std::string file = info.dli_fname;
+    if (file.find('/') == std::string::npos) {
+      char program[PATH_MAX];
+      const ssize_t n = ::readlink("/proc/self/exe", program, sizeof(program) - 1);
+      if (n <= 0) return new std::optional<RunningLibfx>();
+      file.assign(program, static_cast<size_t>(n));
+    }
+    auto names = read_elf_dynamic_names(file);
+    if (!names) return new std::optional<RunningLibfx>();
+    return new std::optional<RunningLibfx>(RunningLibfx{names->soname, file});
+  }();
+  return *running;
+}
+
+// A plugin that needs a libfx other than the running one would load it
+// beside it, before anything of the plugin's runs: libtorch aborts the
+// process on that libfx's second registration of the fx operators. Only the
+// plugin's own DT_NEEDED entries are read.
+absl::Status check_links_running_libfx(const std::string& path, const std::string& shown) {
+  const std::optional<RunningLibfx>& running = running_libfx();
+  if (!running) return absl::OkStatus();  // cannot tell: dlopen decides
+  auto plugin = read_elf_dynamic_names(path);
+  if (!plugin) return absl::OkStatus();  // dlopen says what is wrong with the file
+  for (const std::string& needed : plugin->needed) {
+    if (!is_libfx_name(needed) || needed == running->soname) continue;
+    const std::string running_name =
+        running->soname.empty()
+            ? absl::StrCat("libfx linked into the program itself (", path_for_message(running->file), ")")
+            : absl::StrCat(running->soname, " (", path_for_message(running->file), ")");
+    return absl::FailedPreconditionError(absl::StrCat(
+        "plugin ", shown, " links ", escape_for_message(needed), " but this program runs ", running_name,
+        ": loading it would load a second libfx into the process; rebuild the plugin against the "
+        "SDK of the fxrun or library that loads it (the release's with its CMake package or "
+        "pkg-config, a source build's with Bazel)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -95,6 +150,7 @@ absl::StatusOr<PluginRecord> load_plugin(const std::string& path, Registry& regi
   if (const PluginRecord* loaded = registry.find_plugin_by_path(canonical)) return *loaded;
 
   if (absl::Status s = check_shared_library_size(canonical, "plugin"); !s.ok()) return s;
+  if (absl::Status s = check_links_running_libfx(canonical, shown); !s.ok()) return s;
   // Its static initializers run in dlopen: a crash there is the plugin's.
   void* handle = nullptr;
   {

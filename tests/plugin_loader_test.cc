@@ -77,6 +77,17 @@ TEST(PluginLoaderTest, WrongApiVersionNamesBothVersions) {
   EXPECT_THAT(message_of(s), HasSubstr(absl::StrCat("implements version ", FX_PLUGIN_API_VERSION)));
 }
 
+// Loading it would map the other libfx, which aborts the process (as a real
+// second libfx does in libtorch's registration of its operators).
+TEST(PluginLoaderTest, PluginLinkingAnotherLibfxIsRefusedBeforeItLoads) {
+  const std::string path = runfile("tests/plugins/liblinks_other_libfx.so");
+  auto s = load_plugin(path).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(message_of(s), HasSubstr("plugin " + path + " links libfx.so.0.1 but this program runs libfx.so ("));
+  EXPECT_THAT(message_of(s), HasSubstr("rebuild the plugin against the SDK"));
+  for (const PluginRecord& p : Registry::global().plugins()) EXPECT_NE(p.name, "links_other_libfx");
+}
+
 TEST(PluginLoaderTest, NameClashNamesBothPlugins) {
   ASSERT_TRUE(load_plugin(runfile("passes/dce/libfx_dce.so")).ok());
   auto s = load_plugin(runfile("tests/plugins/libduplicate_pass.so")).status();
