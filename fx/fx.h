@@ -35,6 +35,15 @@
 // execution plan (runtime/plan/execution_plan.h), torch.export programs
 // (exported_program/), and plugins (plugins/fx_plugin.h to write one,
 // plugins/plugin_loader.h to load one).
+//
+// What stays compatible, in two tiers:
+//   * stable: the headers of fx/ (the embedding API; FX_VERSION's major
+//     version, the minor before 1.0, changes when they break), and
+//     plugins/fx_plugin.h with every header of this repository it includes
+//     (FX_PLUGIN_API_VERSION changes when they change: plugins/plugin_abi.txt
+//     records them and //plugins:plugin_abi_test holds the version to it);
+//   * everything else (the passes' headers, runtime/plan/, exported_program/,
+//     the tracer's torchscript/ folder) may change in any release.
 #ifndef FX_FX_FX_H_
 #define FX_FX_FX_H_
 
