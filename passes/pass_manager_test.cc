@@ -1,6 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/pass_manager.h"
 
+#include <stdexcept>
+
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,6 +26,12 @@ class BreakGraph : public Pass {
 class Fail : public Pass {
   absl::Status run(GraphModule& gm, PassContext&) override {
     return absl::InvalidArgumentError("node 'x' cannot be handled");
+  }
+};
+
+class Throw : public Pass {
+  absl::Status run(GraphModule& gm, PassContext&) override {
+    throw std::runtime_error("no table for node 'x'");
   }
 };
 
@@ -121,6 +129,13 @@ TEST_F(PassManagerTest, PassObjectsAreAddedAndRunInOrder) {
   ASSERT_TRUE(mine.add(std::make_unique<Fail>(), "mine").ok());
   absl::Status failed = mine.run(gm, ctx);
   EXPECT_THAT(std::string(failed.message()), ::testing::HasSubstr("pass 'mine' failed"));
+  // The program's own pass is named as such, not as a plugin without a name.
+  PassManager throwing{PassManagerOptions()};
+  ASSERT_TRUE(throwing.add(std::make_unique<Throw>(), "throws").ok());
+  absl::Status threw = throwing.run(gm, ctx);
+  EXPECT_EQ(std::string(threw.message()),
+            "pass 'throws' failed: the program's own code threw while running pass 'throws': "
+            "no table for node 'x'");
   EXPECT_FALSE(mine.add(nullptr, "none").ok());
   EXPECT_FALSE(mine.add(std::make_unique<Count>(), "a,b").ok());
   EXPECT_FALSE(mine.add(std::make_unique<Count>(), "fixpoint").ok());

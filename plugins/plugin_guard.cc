@@ -153,8 +153,19 @@ void install_crash_report(absl::string_view program) {
   note_forwarding_handler(report_crash, g_previous);
 }
 
+namespace {
+
+// Whose code `plugin` is, for messages: a plugin, or the program's own (a
+// pass given to PassManager::add has a record with neither name nor file).
+std::string whose_code(const PluginRecord& plugin) {
+  if (plugin.name.empty() && plugin.path.empty()) return "the program's own code";
+  return absl::StrCat("plugin ", describe_plugin(plugin));
+}
+
+}  // namespace
+
 PluginActivity::PluginActivity(const PluginRecord& plugin, absl::string_view what) {
-  push(false, absl::StrCat("plugin ", describe_plugin(plugin)), what, &pushed_);
+  push(false, whose_code(plugin), what, &pushed_);
 }
 
 PluginActivity::~PluginActivity() { pop(pushed_); }
@@ -202,8 +213,8 @@ absl::Status call_plugin_within(const PluginRecord& plugin, absl::string_view wh
                                 absl::Duration limit, absl::string_view how_to_change,
                                 absl::FunctionRef<absl::Status()> fn) {
   if (limit == absl::InfiniteDuration()) return call_plugin(plugin, what, fn);
-  const std::string text = absl::StrCat(g_program[0] != '\0' ? g_program : "error", ": error: plugin ",
-                                        describe_plugin(plugin), " did not finish ", what, " in ",
+  const std::string text = absl::StrCat(g_program[0] != '\0' ? g_program : "error", ": error: ",
+                                        whose_code(plugin), " did not finish ", what, " in ",
                                         absl::FormatDuration(limit), "; stopped (", how_to_change, ")\n");
   const size_t n = std::min(text.size(), sizeof(g_timeout_text) - 1);
   std::memcpy(g_timeout_text, text.data(), n);
@@ -230,7 +241,7 @@ absl::Status call_plugin(const PluginRecord& plugin, absl::string_view what,
   PluginActivity activity(plugin, what);
   auto threw = [&](absl::string_view reason) {
     return absl::InternalError(
-        absl::StrCat("plugin ", describe_plugin(plugin), " threw while ", what, ": ", reason));
+        absl::StrCat(whose_code(plugin), " threw while ", what, ": ", reason));
   };
   try {
     return fn();
