@@ -311,6 +311,54 @@ TEST(TracerTest, LeafDecisionsCanBeOverridden) {
   EXPECT_EQ(gm->graph().find_node("relu")->kwargs(), (Kwargs{{"inplace", false}}));
 }
 
+// Makes the module at `path` a leaf.
+class LeafAt : public TracerExtension {
+ public:
+  explicit LeafAt(std::string path) : path_(std::move(path)) {}
+  bool is_leaf_module(Tracer& t, const ModuleRef& m, IsLeafModuleNext next) override {
+    return m.qualname() == path_ || next(m);
+  }
+
+ private:
+  std::string path_;
+};
+
+// A leaf that rebinds its state (`self.prev = ...`): the graph's reads of
+// mem.prev would see the tensor bound at trace time, before and after the
+// call and in every later call, so the trace is refused naming both; a leaf
+// that writes its state in place (copy_) shares the tensor, and traces.
+TEST(TracerTest, ReadsOfAttributesALeafRebindsAreRefused) {
+  auto make = [](const std::string& leaf_forward) {
+    torch::jit::Module mem(c10::QualifiedName("__torch__.test.Memory"),
+                           std::make_shared<torch::jit::CompilationUnit>());
+    mem.register_buffer("prev", at::zeros({3}));
+    mem.define(leaf_forward);
+    torch::jit::Module root(c10::QualifiedName("__torch__.test.Streaming"),
+                            std::make_shared<torch::jit::CompilationUnit>());
+    root.register_module("mem", mem);
+    root.define(
+        "def forward(self, x):\n"
+        "    before = self.mem.prev\n"
+        "    y = self.mem.forward(x)\n"
+        "    return before + self.mem.prev + y\n");
+    return root;
+  };
+  Tracer tracer;
+  tracer.add_extension(std::make_shared<LeafAt>("mem"));
+  auto refused = tracer.trace(make("def forward(self, x):\n    self.prev = x * 2.0\n    return x\n"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("module 'mem' is called as a leaf, and its forward assigns attribute "
+                        "'mem.prev' anew (not in place), which the graph reads (get_attr 'mem.prev'"));
+
+  torch::jit::Module in_place = make("def forward(self, x):\n    self.prev.copy_(x * 2.0)\n    return x\n");
+  torch::jit::Module reference = in_place.clone();  // its own state, evolving alike
+  auto traced = tracer.trace(in_place);
+  ASSERT_TRUE(traced.ok()) << traced.status();
+  testing::expect_serves_like_the_module(*traced, reference, {at::ones({3})}, "in place", 3);
+}
+
 TEST(TracerTest, ModuleRefDescribesTheClass) {
   auto m = testing::load_fixture("resnet18.pt");
   ModuleClass c = describe_module_class(*m.attr("layer2").toObject()->type());
