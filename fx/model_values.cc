@@ -15,7 +15,7 @@ namespace {
 // " sum S, mean |x| M" (nothing for a tensor without values).
 std::string checksum(const at::Tensor& t) {
   if (t.is_meta() || t.numel() == 0) return "";
-  const at::Tensor d = t.detach().to(at::kCPU).to(at::kDouble);
+  const at::Tensor d = (t.is_mkldnn() ? t.to_dense() : t.detach()).to(at::kCPU).to(at::kDouble);
   return absl::StrFormat(" sum %.6g, mean |x| %.6g", d.sum().item<double>(),
                          d.abs().mean().item<double>());
 }

@@ -396,5 +396,19 @@ TEST(FxrunCraftedFilesTest, AForwardWithoutArgumentsRunsWithoutInputs) {
   expect_one_error_line(fxrun("--model=" + m1() + " --run"), "--run needs inputs for forward's x", "m1");
 }
 
+// A graph file returning a tensor in oneDNN's opaque layout: nothing outside
+// the graph reads one (printing it used to fail inside libtorch, "a bug").
+TEST(FxrunCraftedFilesTest, AnOutputInOneDnnsOpaqueLayoutIsRefusedNamingIt) {
+  const std::string path = temporary_path("mkldnn_output.json");
+  write_file(path, R"({"format": "fx-graph", "version": 1, "nodes": [
+    {"name": "x", "op": "placeholder", "target": "x", "args": [], "kwargs": {}},
+    {"name": "dense", "op": "call_function", "target": "aten::relu", "args": [{"node": "x"}], "kwargs": {}},
+    {"name": "opaque", "op": "call_function", "target": "aten::to_mkldnn", "args": [{"node": "x"}], "kwargs": {}},
+    {"name": "output", "op": "output", "target": "output",
+     "args": [{"tuple": [{"node": "dense"}, {"node": "opaque"}]}], "kwargs": {}}], "meta": {}})");
+  expect_one_error_line(fxrun("--model=" + m1() + " --graph=" + path + " --run --input-shape=2,3"),
+                        "output 1 is an MKLDNN tensor (oneDNN's opaque layout)", "mkldnn output");
+}
+
 }  // namespace
 }  // namespace fx

@@ -333,6 +333,27 @@ std::string describe_cuda_runs(const ExecutionPlan& plan, const ExecutionPlan::R
   return text;
 }
 
+namespace {
+
+// A graph whose output is in oneDNN's opaque layout (a graph file calling
+// aten::to_mkldnn last) gives values nothing outside the graph can read:
+// printing, checking or comparing them fails inside libtorch.
+absl::Status refuse_opaque_outputs(const c10::IValue& outputs) {
+  std::vector<std::pair<std::string, at::Tensor>> flat;
+  flatten_tensors(outputs, "", flat);
+  for (const auto& [name, t] : flat) {
+    if (t.defined() && t.is_mkldnn()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output ", name.empty() ? "0" : name,
+          " is an MKLDNN tensor (oneDNN's opaque layout), which no reader outside the graph "
+          "takes: return aten::to_dense of it (the mkldnn_layout pass does so for its own)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c10::IValue>& inputs,
                                       const RunOptions& options,
                                       const CheckReference* reference) {
@@ -378,6 +399,9 @@ absl::StatusOr<std::string> run_graph(const GraphModule& gm, const std::vector<c
           "--passes='shape_prop{device=meta}', which computes such nodes on real tensors"));
     }
     if (!result.ok()) return result.status();
+    if (i == 0) {
+      if (absl::Status s = refuse_opaque_outputs(*result); !s.ok()) return s;
+    }
     if (i >= options.warmup) times.push_back(millis(end - start));
     // (Copied when more runs follow: it may be a buffer they change.)
     if (i == 0) first = runs > 1 ? deep_copy(*result) : *std::move(result);
