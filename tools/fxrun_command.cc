@@ -501,6 +501,13 @@ absl::Status run_and_check(const FxrunSettings& settings, const FxrunFiles& file
     auto module = module_reference(*model.file.torchscript, options.device);
     if (!module.ok()) return module.status();
     reference = *std::move(module);
+    // Say what was compared: with no pass, the difference is the trace's.
+    reference->culprit =
+        settings.passes.empty()
+            ? "no pass ran, so the graph as traced computes other values than the model (please "
+              "report it with the model)"
+            : absl::StrCat("a pass of --passes=", quote_for_message(settings.passes),
+                           " changed what the model computes (--check with fewer passes finds which)");
   }
   const CheckReference* checked = reference ? &*reference : nullptr;
   auto report = rank != nullptr ? rank->run(model.gm, *inputs, options, checked)
