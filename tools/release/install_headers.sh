@@ -10,10 +10,28 @@
 #
 #   install_headers.sh SOURCE_ROOT VERSION_H DEST
 #
+# Headers private to one library (what its .cc files share, named so in
+# their comments) are not installed: nothing outside libfx may include them.
 # Fails when an installed header includes one of ours that is not installed.
 set -euo pipefail
 src=$1 version_h=$2 dest=$3
 packages=(core runtime tracer exported_program plugins passes)
+private=(
+  passes/split/cut_points.h
+  plugins/elf_dependencies.h
+  plugins/signal_disposition.h
+  runtime/kernels/contraction.h
+  runtime/plan/allocation_cache.h
+  runtime/plan/cuda_runs.h
+  runtime/plan/plan_steps.h
+  tracer/torchscript/call_effects.h
+  tracer/torchscript/rebound_attributes.h
+)
+is_private() {
+  local p
+  for p in "${private[@]}"; do [ "$1" != "$p" ] || return 0; done
+  return 1
+}
 
 rewrite() {  # rewrite FROM TO
   mkdir -p "$(dirname "$2")"
@@ -25,6 +43,8 @@ cd "$src"
 count=0
 for package in "${packages[@]}"; do
   while IFS= read -r header; do
+    header=${header#./}
+    is_private "$header" && continue
     rewrite "$header" "$dest/fx/$header"
     count=$((count + 1))
   done < <(find -L "$package" \( -name '*.h' -o -name '*.def' \) -not -path '*/testing/*' -not -path '*/examples/*' | sort)
