@@ -25,8 +25,12 @@ bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why) {
              " vs " + c10::toString(b.toTensor().scalar_type());
       return false;
     }
-    if (!at::allclose(a.toTensor().to(at::kDouble), b.toTensor().to(at::kDouble), 1e-4, 1e-5)) {
-      *why = "tensor values differ";
+    const at::Tensor x = a.toTensor().to(at::kDouble), y = b.toTensor().to(at::kDouble);
+    if (!at::allclose(x, y, 1e-4, 1e-5)) {
+      const at::Tensor difference = (x - y).abs();
+      *why = "tensor values differ (max abs difference " +
+             std::to_string(difference.max().item<double>()) + " where |expected| is up to " +
+             std::to_string(y.abs().max().item<double>()) + ")";
       return false;
     }
     return true;
@@ -74,7 +78,9 @@ bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why) {
         return false;
       }
       if (!all_close(xi->value(), yi->value(), why)) {
-        *why = "dict value: " + *why;
+        *why = "dict value " + (xi->key().isString() ? "'" + xi->key().toStringRef() + "'"
+                                                      : std::string(xi->key().tagKind())) +
+               ": " + *why;
         return false;
       }
     }
@@ -111,26 +117,35 @@ std::vector<c10::IValue> clone(const std::vector<c10::IValue>& inputs) {
 }
 }  // namespace
 
+namespace {
+// That one run of the graph (`run`: "plan run 2", "call 3 of 5") gave `want`
+// and left its inputs as the module left its own.
+void expect_same_run(const std::string& what, const std::string& run,
+                     const absl::StatusOr<c10::IValue>& got, const c10::IValue& want,
+                     const std::vector<c10::IValue>& run_inputs,
+                     const std::vector<c10::IValue>& module_inputs) {
+  ASSERT_TRUE(got.ok()) << what << " " << run << ": " << got.status();
+  std::string why;
+  EXPECT_TRUE(all_close(*got, want, &why)) << what << " " << run << ": outputs differ: " << why;
+  for (size_t i = 0; i < run_inputs.size() && i < module_inputs.size(); ++i) {
+    EXPECT_TRUE(all_close(run_inputs[i], module_inputs[i], &why))
+        << what << " " << run << ": input " << i << " differs after the run: " << why;
+  }
+}
+}  // namespace
+
 void expect_runs_like_the_module(GraphModule& gm, torch::jit::Module module,
                                  const std::vector<c10::IValue>& inputs, const std::string& what) {
   std::vector<c10::IValue> module_inputs = clone(inputs);
   const c10::IValue want = module.forward(module_inputs);
-  auto check = [&](const std::string& run, absl::StatusOr<c10::IValue> got,
-                   const std::vector<c10::IValue>& run_inputs) {
-    ASSERT_TRUE(got.ok()) << what << " " << run << ": " << got.status();
-    std::string why;
-    EXPECT_TRUE(all_close(*got, want, &why)) << what << " " << run << ": outputs differ: " << why;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      EXPECT_TRUE(all_close(run_inputs[i], module_inputs[i], &why))
-          << what << " " << run << ": input " << i << " differs after the run: " << why;
-    }
-  };
   for (int run = 1; run <= 3; ++run) {
     std::vector<c10::IValue> run_inputs = clone(inputs);
-    check("plan run " + std::to_string(run), gm(run_inputs), run_inputs);
+    absl::StatusOr<c10::IValue> got = gm(run_inputs);
+    expect_same_run(what, "plan run " + std::to_string(run), got, want, run_inputs, module_inputs);
   }
   std::vector<c10::IValue> run_inputs = clone(inputs);
-  check("Interpreter", Interpreter(gm).run(run_inputs), run_inputs);
+  absl::StatusOr<c10::IValue> got = Interpreter(gm).run(run_inputs);
+  expect_same_run(what, "Interpreter", got, want, run_inputs, module_inputs);
 }
 
 namespace {
@@ -170,22 +185,14 @@ void expect_serves_like_the_module(GraphModule& gm, torch::jit::Module module,
     const c10::IValue want = module.forward(module_inputs);
     std::vector<c10::IValue> run_inputs = clone(call_inputs);
     absl::StatusOr<c10::IValue> got = gm(run_inputs);
-    const std::string run = "call " + std::to_string(k + 1) + " of " + std::to_string(calls);
-    ASSERT_TRUE(got.ok()) << what << " " << run << ": " << got.status();
-    std::string why;
-    EXPECT_TRUE(all_close(*got, want, &why)) << what << " " << run << ": outputs differ: " << why;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      EXPECT_TRUE(all_close(run_inputs[i], module_inputs[i], &why))
-          << what << " " << run << ": input " << i << " differs after the call: " << why;
-    }
+    expect_same_run(what, "call " + std::to_string(k + 1) + " of " + std::to_string(calls), got, want,
+                    run_inputs, module_inputs);
   }
   std::vector<c10::IValue> module_inputs = clone(inputs);
   const c10::IValue want = module.forward(module_inputs);
   std::vector<c10::IValue> run_inputs = clone(inputs);
   absl::StatusOr<c10::IValue> got = Interpreter(gm).run(run_inputs);
-  ASSERT_TRUE(got.ok()) << what << " Interpreter: " << got.status();
-  std::string why;
-  EXPECT_TRUE(all_close(*got, want, &why)) << what << " Interpreter: outputs differ: " << why;
+  expect_same_run(what, "Interpreter", got, want, run_inputs, module_inputs);
 }
 
 std::vector<c10::IValue> example_inputs(const std::string& fixture) {
