@@ -1,6 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tests/testing/values.h"
 
+#include <algorithm>
+
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
@@ -26,7 +28,12 @@ bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why) {
       return false;
     }
     const at::Tensor x = a.toTensor().to(at::kDouble), y = b.toTensor().to(at::kDouble);
-    if (!at::allclose(x, y, 1e-4, 1e-5)) {
+    // Rounding is measured against the output's scale: a deep network whose
+    // batch norms were folded (or fused by oneDNN) rounds its near-zero
+    // elements by about 1e-6 of its largest ones (fpn_resnet18: 2.7e-5 where
+    // values reach 11.4), past an absolute 1e-5.
+    const double scale = y.numel() == 0 ? 1.0 : std::max(1.0, y.abs().max().item<double>());
+    if (!at::allclose(x, y, 1e-4, 1e-5 * scale)) {
       const at::Tensor difference = (x - y).abs();
       *why = "tensor values differ (max abs difference " +
              std::to_string(difference.max().item<double>()) + " where |expected| is up to " +
