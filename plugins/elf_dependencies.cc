@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -57,23 +58,11 @@ bool is_libfx_name(const std::string& name) {
   return name == "libfx.so" || absl::StartsWith(name, "libfx.so.");
 }
 
-std::optional<ElfDynamicNames> read_elf_dynamic_names(const std::string& path) {
-  ReadOnlyFile file(path);
-  if (!file.ok()) return std::nullopt;
-  const uint64_t size = file.size();
-  ElfW(Ehdr) header;
-  if (size < sizeof(header) || !file.read(&header, sizeof(header), 0) ||
-      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
-      header.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
-      header.e_phentsize != sizeof(ElfW(Phdr)) ||
-      header.e_phoff + uint64_t{header.e_phnum} * sizeof(ElfW(Phdr)) > size) {
-    return std::nullopt;
-  }
-  std::vector<ElfW(Phdr)> segments(header.e_phnum);
-  if (!segments.empty() &&
-      !file.read(segments.data(), segments.size() * sizeof(ElfW(Phdr)), header.e_phoff)) {
-    return std::nullopt;
-  }
+namespace {
+
+// The dynamic section's names, from the program headers `segments`.
+std::optional<ElfDynamicNames> dynamic_names(const ReadOnlyFile& file, uint64_t size,
+                                             const std::vector<ElfW(Phdr)>& segments) {
   ElfDynamicNames names;
   const ElfW(Phdr)* dynamic = nullptr;
   for (const ElfW(Phdr)& s : segments) {
@@ -127,6 +116,42 @@ std::optional<ElfDynamicNames> read_elf_dynamic_names(const std::string& path) {
     names.needed.push_back(*name);
   }
   return names;
+}
+
+}  // namespace
+
+std::optional<ElfLibraryFile> read_elf_library_file(const std::string& path) {
+  ReadOnlyFile file(path);
+  if (!file.ok()) return std::nullopt;
+  ElfLibraryFile out;
+  out.file_bytes = file.size();
+  ElfW(Ehdr) header;
+  if (out.file_bytes < sizeof(header) || !file.read(&header, sizeof(header), 0) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64) {
+    return std::nullopt;
+  }
+  const uint64_t size = out.file_bytes;
+  out.described_bytes = std::max<uint64_t>(
+      header.e_phoff + uint64_t{header.e_phnum} * header.e_phentsize,
+      header.e_shoff + uint64_t{header.e_shnum} * header.e_shentsize);
+  // The program headers, when they are this machine's and in the file: the
+  // segments dlopen maps, and the dynamic section.
+  const bool native =
+      header.e_ident[EI_DATA] == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
+  if (!native || header.e_phentsize != sizeof(ElfW(Phdr)) ||
+      header.e_phoff + uint64_t{header.e_phnum} * sizeof(ElfW(Phdr)) > size) {
+    return out;
+  }
+  std::vector<ElfW(Phdr)> segments(header.e_phnum);
+  if (!segments.empty() &&
+      !file.read(segments.data(), segments.size() * sizeof(ElfW(Phdr)), header.e_phoff)) {
+    return out;
+  }
+  for (const ElfW(Phdr)& s : segments) {
+    if (s.p_type == PT_LOAD) out.described_bytes = std::max<uint64_t>(out.described_bytes, s.p_offset + s.p_filesz);
+  }
+  out.names = dynamic_names(file, size, segments);
+  return out;
 }
 
 }  // namespace fx

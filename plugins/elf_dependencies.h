@@ -1,14 +1,17 @@
 // Copyright 2026 The FX for C++ Authors.
 //
-// elf_dependencies.h (internal to libfx): the names a 64-bit ELF shared
-// library's dynamic section gives, read from the file without loading it, as
-// the dynamic loader reads them (program headers, PT_DYNAMIC, DT_STRTAB).
-//
-// The plugin loader reads a plugin's DT_NEEDED before dlopen: a plugin that
-// needs another libfx (libfx.so.0.9 in a program running libfx.so.0.10, a
-// source build's libfx.so in a release's fxrun) would load that second libfx
-// into the process, whose operator registrations libtorch answers with an
-// abort inside dlopen.
+// elf_dependencies.h (internal to libfx): what the loader checks of a 64-bit
+// ELF shared library before dlopen, read from the file once without loading
+// it, as the dynamic loader reads it (ELF header, program headers,
+// PT_DYNAMIC, DT_STRTAB):
+//   * how far into the file its headers reach: a file cut short (a copy or
+//     build that did not finish) makes dlopen fault on the missing pages
+//     instead of failing;
+//   * the names of its dynamic section: a plugin that needs another libfx
+//     (libfx.so.0.9 in a program running libfx.so.0.10, a source build's
+//     libfx.so in a release's fxrun) would load that second libfx into the
+//     process, whose operator registrations libtorch answers with an abort
+//     inside dlopen.
 #ifndef FX_PLUGINS_ELF_DEPENDENCIES_H_
 #define FX_PLUGINS_ELF_DEPENDENCIES_H_
 
@@ -23,10 +26,19 @@ struct ElfDynamicNames {
   std::vector<std::string> needed;   // DT_NEEDED, in the file's order
 };
 
-// The names in the dynamic section of the ELF file at `path`; nothing when it
-// cannot be read, is not 64-bit ELF of this machine's byte order, or its
-// headers point outside the file (dlopen then says what is wrong with it).
-std::optional<ElfDynamicNames> read_elf_dynamic_names(const std::string& path);
+struct ElfLibraryFile {
+  uint64_t file_bytes = 0;
+  // The end of the furthest of the header tables and the PT_LOAD segments
+  // the headers describe: more than file_bytes in a file cut short.
+  uint64_t described_bytes = 0;
+  // Nothing when the dynamic section cannot be read: another byte order, or
+  // headers that point outside the file (dlopen then says what is wrong).
+  std::optional<ElfDynamicNames> names;
+};
+
+// The ELF file at `path`; nothing when it cannot be opened, is not a regular
+// file or is not 64-bit ELF.
+std::optional<ElfLibraryFile> read_elf_library_file(const std::string& path);
 
 // Whether `name` is a name of libfx: libfx.so, or libfx.so.<version>.
 bool is_libfx_name(const std::string& name);

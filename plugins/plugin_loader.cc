@@ -6,11 +6,9 @@
 #include <link.h>
 #include <limits.h>
 #include <stdlib.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -58,9 +56,9 @@ const std::optional<RunningLibfx>& running_libfx() {
       if (n <= 0) return new std::optional<RunningLibfx>();
       file.assign(program, static_cast<size_t>(n));
     }
-    auto names = read_elf_dynamic_names(file);
-    if (!names) return new std::optional<RunningLibfx>();
-    return new std::optional<RunningLibfx>(RunningLibfx{names->soname, file});
+    auto elf = read_elf_library_file(file);
+    if (!elf || !elf->names) return new std::optional<RunningLibfx>();
+    return new std::optional<RunningLibfx>(RunningLibfx{elf->names->soname, file});
   }();
   return *running;
 }
@@ -69,12 +67,11 @@ const std::optional<RunningLibfx>& running_libfx() {
 // beside it, before anything of the plugin's runs: libtorch aborts the
 // process on that libfx's second registration of the fx operators. Only the
 // plugin's own DT_NEEDED entries are read.
-absl::Status check_links_running_libfx(const std::string& path, const std::string& shown) {
+absl::Status check_links_running_libfx(const ElfLibraryFile& plugin, const std::string& shown) {
   const std::optional<RunningLibfx>& running = running_libfx();
   if (!running) return absl::OkStatus();  // cannot tell: dlopen decides
-  auto plugin = read_elf_dynamic_names(path);
-  if (!plugin) return absl::OkStatus();  // dlopen says what is wrong with the file
-  for (const std::string& needed : plugin->needed) {
+  if (!plugin.names) return absl::OkStatus();  // dlopen says what is wrong with the file
+  for (const std::string& needed : plugin.names->needed) {
     if (!is_libfx_name(needed) || needed == running->soname) continue;
     const std::string running_name =
         running->soname.empty()
@@ -91,42 +88,23 @@ absl::Status check_links_running_libfx(const std::string& path, const std::strin
 
 }  // namespace
 
-absl::Status check_shared_library_size(const std::string& path, absl::string_view what) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return absl::OkStatus();  // dlopen says why
-  struct stat st;
-  ElfW(Ehdr) header;
-  const bool is_elf64 = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                        ::pread(fd, &header, sizeof(header), 0) == sizeof(header) &&
-                        std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
-                        header.e_ident[EI_CLASS] == ELFCLASS64;
-  if (!is_elf64) {
-    ::close(fd);
-    return absl::OkStatus();
-  }
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  uint64_t needed = std::max<uint64_t>(
-      header.e_phoff + uint64_t{header.e_phnum} * header.e_phentsize,
-      header.e_shoff + uint64_t{header.e_shnum} * header.e_shentsize);
-  // The segments dlopen maps, as the program headers (those in the file)
-  // describe them.
-  if (header.e_phentsize == sizeof(ElfW(Phdr)) && header.e_phoff + uint64_t{header.e_phnum} *
-                                                       sizeof(ElfW(Phdr)) <= size) {
-    for (uint16_t i = 0; i < header.e_phnum; ++i) {
-      ElfW(Phdr) segment;
-      if (::pread(fd, &segment, sizeof(segment), header.e_phoff + i * sizeof(segment)) !=
-          sizeof(segment)) {
-        break;
-      }
-      if (segment.p_type == PT_LOAD) needed = std::max<uint64_t>(needed, segment.p_offset + segment.p_filesz);
-    }
-  }
-  ::close(fd);
-  if (needed <= size) return absl::OkStatus();
+namespace {
+
+absl::Status check_not_cut_short(const ElfLibraryFile& file, const std::string& path,
+                                 absl::string_view what) {
+  if (file.described_bytes <= file.file_bytes) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      what, " ", path_for_message(path), " is cut short: it has ", size,
-      " bytes, and its ELF headers describe ", needed,
+      what, " ", path_for_message(path), " is cut short: it has ", file.file_bytes,
+      " bytes, and its ELF headers describe ", file.described_bytes,
       " (a copy or build that did not finish?); build or copy it again"));
+}
+
+}  // namespace
+
+absl::Status check_shared_library_size(const std::string& path, absl::string_view what) {
+  auto file = read_elf_library_file(path);
+  if (!file) return absl::OkStatus();  // not ELF, or not readable: dlopen says why
+  return check_not_cut_short(*file, path, what);
 }
 
 absl::StatusOr<PluginRecord> load_plugin(const std::string& path, Registry& registry) {
@@ -149,8 +127,11 @@ absl::StatusOr<PluginRecord> load_plugin(const std::string& path, Registry& regi
   const std::string canonical = ::realpath(path.c_str(), resolved) != nullptr ? resolved : path;
   if (const PluginRecord* loaded = registry.find_plugin_by_path(canonical)) return *loaded;
 
-  if (absl::Status s = check_shared_library_size(canonical, "plugin"); !s.ok()) return s;
-  if (absl::Status s = check_links_running_libfx(canonical, shown); !s.ok()) return s;
+  // What dlopen would fault or abort on, read from the file before it loads.
+  if (auto file = read_elf_library_file(canonical)) {
+    if (absl::Status s = check_not_cut_short(*file, canonical, "plugin"); !s.ok()) return s;
+    if (absl::Status s = check_links_running_libfx(*file, shown); !s.ok()) return s;
+  }
   // Its static initializers run in dlopen: a crash there is the plugin's.
   void* handle = nullptr;
   {
