@@ -10,7 +10,8 @@
 // metadata such as `nn_module_stack`). Every argument is a one-key union
 // (`{"as_tensor": {"name": "x"}}`, `{"as_int": 3}`, ...). These structs are
 // that JSON, checked and typed; reading it into the FX IR is
-// tracer/trace_exported.h, writing it back exported_program/writer.h.
+// tracer/trace_exported.cc (Tracer::trace of a program), writing it back
+// exported_program/writer.h.
 //
 //   nlohmann::json j = nlohmann::json::parse(text);
 //   std::vector<std::string> warnings;
