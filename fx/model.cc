@@ -50,16 +50,32 @@ absl::StatusOr<Model> Model::load(const std::string& path) {
 absl::StatusOr<Model> Model::load(const std::string& path, Tracer& tracer) {
   auto file = load_model_file(path);
   if (!file.ok()) return file.status();
+  return traced(*std::move(file), path == "-" ? std::string("the model") : path_for_message(path),
+                tracer);
+}
+
+absl::StatusOr<Model> Model::load_from_bytes(std::string bytes) {
+  Tracer tracer;
+  return load_from_bytes(std::move(bytes), tracer);
+}
+
+absl::StatusOr<Model> Model::load_from_bytes(std::string bytes, Tracer& tracer) {
+  auto file = model_file_from_bytes(std::move(bytes), "from memory");
+  if (!file.ok()) return file.status();
+  return traced(*std::move(file), "the model read from memory", tracer);
+}
+
+absl::StatusOr<Model> Model::traced(ModelFile file, const std::string& shown, Tracer& tracer) {
   auto source = std::make_unique<Source>();
   const size_t warnings_before = tracer.warnings().size();
   absl::StatusOr<GraphModule> traced = absl::UnknownError("not traced");
   try {
-    if (file->program) {
+    if (file.program) {
       source->format = ModelFormat::kExportedProgram;
-      source->warnings = file->program->warnings;
-      traced = tracer.trace(*file->program);
+      source->warnings = file.program->warnings;
+      traced = tracer.trace(*file.program);
     } else {
-      traced = tracer.trace(*file->torchscript);
+      traced = tracer.trace(*file.torchscript);
     }
   } catch (const std::exception& e) {  // a tracer extension's (plugins/plugin_guard.h)
     traced = absl::InvalidArgumentError(first_line_of(e.what()));
@@ -67,14 +83,13 @@ absl::StatusOr<Model> Model::load(const std::string& path, Tracer& tracer) {
   for (size_t i = warnings_before; i < tracer.warnings().size(); ++i) {
     source->warnings.push_back(tracer.warnings()[i]);
   }
-  const std::string shown = path == "-" ? std::string("the model") : path_for_message(path);
   if (!traced.ok()) {
     return absl::Status(traced.status().code(),
-                        absl::StrCat(file->program ? "cannot read " : "cannot trace ", shown, ": ",
+                        absl::StrCat(file.program ? "cannot read " : "cannot trace ", shown, ": ",
                                      traced.status().message()));
   }
   source->module.emplace(*std::move(traced));
-  if (file->program) source->program = *std::move(file->program);
+  if (file.program) source->program = *std::move(file.program);
   return Model(std::move(source));
 }
 

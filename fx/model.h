@@ -15,7 +15,8 @@
 //     standard input), checks what it reads as fxrun does (damaged archives,
 //     tensors past their storage, unknown operators are errors naming the
 //     cause), and traces it with `tracer` (tracer/tracer.h: leaf modules,
-//     concrete_args, extensions such as module_path).
+//     concrete_args, extensions such as module_path). load_from_bytes()
+//     does the same with a file's bytes already in memory.
 //   * run_passes() runs a pipeline (passes/pass_manager.h) with the global
 //     registry: the in-tree passes, registered in-process at the first call
 //     (fx/builtin_plugins.h), and every plugin loaded (plugins/plugin_loader.h).
@@ -81,12 +82,19 @@ enum class ModelFormat {
   kExportedProgram,  // a .pt2: torch.export.save of an exported program
 };
 
+struct ModelFile;  // fx/model_file.h
+
 class FX_API Model {
  public:
   static absl::StatusOr<Model> load(const std::string& path);
   // With a tracer of the caller's (its options and extensions); its
   // warnings() gain the trace's.
   static absl::StatusOr<Model> load(const std::string& path, Tracer& tracer);
+  // From the bytes of a .pt or .pt2 file already in memory (a download, a
+  // resource embedded in the program, a decrypted file), read and checked as
+  // load() reads a file; messages name it "from memory".
+  static absl::StatusOr<Model> load_from_bytes(std::string bytes);
+  static absl::StatusOr<Model> load_from_bytes(std::string bytes, Tracer& tracer);
 
   Model(Model&&) noexcept;
   Model& operator=(Model&&) noexcept;
@@ -116,6 +124,9 @@ class FX_API Model {
  private:
   struct Source;
   explicit Model(std::unique_ptr<Source> source);
+  // The Model of a file read (load(), load_from_bytes()), traced with
+  // `tracer`; `shown` names the file in errors.
+  static absl::StatusOr<Model> traced(ModelFile file, const std::string& shown, Tracer& tracer);
   // Whether this Model was moved from (source_ null, or the empty Source
   // own_graph_module() made for it).
   bool moved_from() const;

@@ -60,10 +60,20 @@ std::string shown_model(const std::string& path) {
 absl::StatusOr<ModelFile> load_model_file(const std::string& path, const ModelFileNames& names) {
   auto bytes = read_model_bytes(path, names);
   if (!bytes.ok()) return bytes.status();
+  return model_file_from_bytes(*std::move(bytes), shown_model(path), names);
+}
+
+absl::StatusOr<ModelFile> model_file_from_bytes(std::string bytes, const std::string& shown,
+                                                const ModelFileNames& names) {
+  if (bytes.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot load model ", shown, ": no bytes were given; give those of a .pt file saved with "
+        "torch.jit.save or of a .pt2 file saved with torch.export.save"));
+  }
   ModelFile file;
-  if (exported::is_exported_program(*bytes)) {
+  if (exported::is_exported_program(bytes)) {
     // The reader's errors start with the name it is given.
-    auto program = exported::load_program(*bytes, shown_model(path));
+    auto program = exported::load_program(bytes, shown);
     if (!program.ok()) {
       return absl::Status(program.status().code(),
                           absl::StrCat("cannot load model: ", program.status().message()));
@@ -71,7 +81,7 @@ absl::StatusOr<ModelFile> load_model_file(const std::string& path, const ModelFi
     file.program = *std::move(program);
     return file;
   }
-  auto module = read_torchscript(*std::move(bytes), shown_model(path), names);
+  auto module = read_torchscript(std::move(bytes), shown, names);
   if (!module.ok()) return module.status();
   file.torchscript = *std::move(module);
   return file;

@@ -60,6 +60,10 @@ struct FX_API ModelFile {
 };
 FX_API absl::StatusOr<ModelFile> load_model_file(const std::string& path,
                                                  const ModelFileNames& names = {});
+// The same from the bytes of such a file, already in memory; `shown` names
+// them in messages ("from memory"; a file is named by its quoted path).
+FX_API absl::StatusOr<ModelFile> model_file_from_bytes(std::string bytes, const std::string& shown,
+                                                       const ModelFileNames& names = {});
 
 // Loads a shared library that registers custom operators (TORCH_LIBRARY), so
 // that models calling them load.

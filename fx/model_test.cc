@@ -165,6 +165,42 @@ TEST(ModelTest, ATorchScriptModuleNeedsInputsOfTheCallersAndSavesAsTorchScript) 
   EXPECT_TRUE(at::equal(reloaded.forward({x}).toTensor(), at::relu(x) + 1.0));
 }
 
+// Issue 55: a model whose bytes the program already holds (downloaded,
+// embedded, decrypted) loads without a file, both kinds, and runs as the
+// file does; bytes that are no model are refused as a file's are.
+TEST(ModelTest, AModelLoadsFromTheBytesOfItsFile) {
+  for (const char* folder : kProgramFolders) {
+    SCOPED_TRACE(folder);
+    auto model = Model::load_from_bytes(testing::read_file(program_path(folder, "linear_bn")));
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_EQ(model->format(), ModelFormat::kExportedProgram);
+    auto inputs = model->example_inputs();
+    ASSERT_TRUE(inputs.ok()) << inputs.status();
+    auto out = model->run(*inputs);
+    ASSERT_TRUE(out.ok()) << out.status();
+    expect_close(*out, saved_outputs(folder, "linear_bn"));
+  }
+
+  auto script = Model::load_from_bytes(testing::read_file(testing::fixture_path("m_relu_add.pt")));
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_EQ(script->format(), ModelFormat::kTorchScript);
+  const at::Tensor x = at::randn({2, 5});
+  auto out = script->run({x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(at::equal(only_tensor(*out), at::relu(x) + 1.0));
+
+  auto empty = Model::load_from_bytes("");
+  EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(empty.status().message(), HasSubstr("from memory: no bytes were given"));
+  auto garbage = Model::load_from_bytes("hello");
+  EXPECT_FALSE(garbage.ok());
+  EXPECT_THAT(garbage.status().message(), HasSubstr("cannot load model from memory"));
+  // A cut-short archive is refused, not read past its end.
+  std::string cut = testing::read_file(program_path("torch2.14", "conv_net"));
+  cut.resize(cut.size() / 2);
+  EXPECT_FALSE(Model::load_from_bytes(cut).ok());
+}
+
 // A pass of the caller's, given to a PassManager as an object.
 class CountCalls : public Pass {
  public:
