@@ -258,6 +258,14 @@ absl::StatusOr<Argument> argument_from_json(const Json& json, const NodesByName&
     }
     return Argument::Dict(std::move(items));
   }
+  if (key == "slice" || key == "ellipsis") {
+    // What torch.fx records for x[:, 0] and x[..., 1] (tools/fx_graph_file.py
+    // writes them): a graph's arguments have no slice or Ellipsis yet.
+    return bad(at, absl::StrCat("a Python ", key == "slice" ? "slice (x[a:b])" : "Ellipsis (x[...])",
+                                " is not a value a graph holds yet; index with calls instead "
+                                "(x.select(dim, i), x.narrow(dim, start, length), "
+                                "torch.index_select), or trace the model with fxrun"));
+  }
   if (key != "dtype" && key != "layout" && key != "memory_format" && key != "device") {
     return bad(where, absl::StrCat("unknown argument kind ", quote_for_message(key)));
   }

@@ -8,6 +8,7 @@
 #   NAME/lib/cmake/fx/, NAME/lib/pkgconfig/fx.pc   (package_files.sh)
 #   NAME/LICENSE, NAME/share/doc/fx/        the license and the documentation
 #   NAME/share/fx/examples/                 the examples (examples/*/), to build against it
+#   NAME/share/fx/fx_graph_file.py          writes a torch.fx graph as a graph file (fxrun --graph)
 #
 #   make_release.sh OUT.tar.gz VERSION LIBTORCH_INFO LIBFX FXRUN VERSION_H LICENSE DOCS... \
 #       -- PLUGIN.so... -- examples/EXAMPLE/FILE...
@@ -75,6 +76,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 bash "$here/tools/release/install_headers.sh" . "$version_h" "$root/include" > /dev/null
 bash "$here/tools/release/package_files.sh" . "$root" "$version" "$info"
 install -m 0644 "$license" "$root/LICENSE"
+install -D -m 0644 "$here/tools/fx_graph_file.py" "$root/share/fx/fx_graph_file.py"
 for doc in "${docs[@]}"; do install -m 0644 "$doc" "$root/share/doc/fx/$(basename "$doc")"; done
 for file in "${examples[@]}"; do  # examples/NAME/FILE -> share/fx/examples/NAME/FILE
   install -D -m 0644 "$file" "$root/share/fx/examples/${file#*examples/}"
