@@ -15,6 +15,7 @@
 #ifndef FX_PLUGINS_ELF_DEPENDENCIES_H_
 #define FX_PLUGINS_ELF_DEPENDENCIES_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
