@@ -6,9 +6,7 @@
 // (tests/fixtures/torch_fx_graphs.py), read over the scripted model's state:
 // each runs like the model through the execution plan call after call and
 // through the Interpreter, runs like it after a CPU pipeline, and, saved as
-// TorchScript, loads back and runs like it. What cannot yet is in
-// kKnownRefusals: it must be refused with that message (never run to other
-// values), and a case that starts to work fails here until it is taken out.
+// TorchScript, loads back and runs like it.
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -17,7 +15,6 @@
 #include <torch/csrc/jit/serialization/import.h>
 
 #include "absl/status/statusor.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/torchscript/script_module.h"
 #include "runtime/torchscript/torchscript_export.h"
@@ -28,52 +25,6 @@
 
 namespace fx {
 namespace {
-
-using ::testing::HasSubstr;
-
-enum class Check { kRead, kRun, kPipeline, kSave };
-
-struct KnownRefusal {
-  const char* model;
-  Check check;
-  const char* message;  // what the refusal says
-};
-
-// What the sweep found that fxrun refuses today (issue 53's sweep).
-constexpr KnownRefusal kKnownRefusals[] = {
-    // A Python slice in an argument (ViT's x[:, 0]): graphs have none yet.
-    {"fx_vit_small", Check::kRead, "a Python slice (x[a:b]) is not a value a graph holds yet"},
-    // MaxViT's lifted constant collides with one the reader adds.
-    {"fx_maxvit_small", Check::kRead, "attribute '_tensor_constant0' already exists"},
-    // F.max_pool2d's Python keywords (stride=None, return_indices) bind to no aten overload.
-    {"fx_padding_pooling_resizing", Check::kRun, "no overload of aten::max_pool2d accepts"},
-    {"fx_padding_pooling_resizing", Check::kPipeline, "no overload of aten::max_pool2d accepts"},
-    // The TorchScript compiler has no torch.nn.functional without Python, nor math.
-    {"fx_densenet_small", Check::kSave, "(torch.nn.functional.relu) to TorchScript"},
-    {"fx_mobilenet_v2", Check::kSave, "(torch.nn.functional.adaptive_avg_pool2d) to TorchScript"},
-    {"fx_convnext_small", Check::kSave, "(torch.nn.functional.layer_norm) to TorchScript"},
-    {"fx_activations_and_norms", Check::kSave, "(torch.nn.functional.silu) to TorchScript"},
-    {"fx_shapes_and_scalars", Check::kSave, "it calls math.sqrt, a Python function"},
-    {"fx_padding_pooling_resizing", Check::kSave, "(torch.nn.functional.pad) to TorchScript"},
-    {"fx_indexing_and_reductions", Check::kSave, "(torch.nn.functional.embedding) to TorchScript"},
-};
-
-const KnownRefusal* known_refusal(const std::string& model, Check check) {
-  for (const KnownRefusal& r : kKnownRefusals) {
-    if (model == r.model && (r.check == check || r.check == Check::kRead)) return &r;
-  }
-  return nullptr;
-}
-
-// True when `status` is the refusal known for (model, check); a gtest
-// failure when it is not (refused otherwise, or not refused at all).
-bool refused_as_known(const std::string& model, Check check, const absl::Status& status) {
-  const KnownRefusal* known = known_refusal(model, check);
-  if (known == nullptr) return false;
-  EXPECT_FALSE(status.ok()) << model << " is no longer refused: take it out of kKnownRefusals";
-  EXPECT_THAT(std::string(status.message()), HasSubstr(known->message));
-  return true;
-}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -104,34 +55,23 @@ class TorchFxGraphsTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(TorchFxGraphsTest, RunsLikeTheModelCallAfterCall) {
   auto gm = read();
-  if (refused_as_known(GetParam(), Check::kRead, gm.status())) return;
   ASSERT_TRUE(gm.ok()) << gm.status();
-  if (known_refusal(GetParam(), Check::kRun) != nullptr) {
-    std::vector<c10::IValue> copy;
-    for (const c10::IValue& v : inputs_) copy.push_back(testing::deep_clone(v));
-    refused_as_known(GetParam(), Check::kRun, gm->forward(copy).status());
-    return;
-  }
   testing::expect_serves_like_the_module(*gm, model_, inputs_, GetParam());
 }
 
 TEST_P(TorchFxGraphsTest, RunsLikeTheModelAfterTheCpuPipeline) {
   auto gm = read();
-  if (refused_as_known(GetParam(), Check::kRead, gm.status())) return;
   ASSERT_TRUE(gm.ok()) << gm.status();
   const char* pipeline = "normalize_args,cse,dce,shape_prop,fuse_elementwise,dce";
   absl::Status ran = testing::run_pipeline(*gm, pipeline, inputs_);
-  if (refused_as_known(GetParam(), Check::kPipeline, ran)) return;
   ASSERT_TRUE(ran.ok()) << ran;
   testing::expect_runs_like_the_module(*gm, model_, inputs_, GetParam() + " after " + pipeline);
 }
 
 TEST_P(TorchFxGraphsTest, SavedAsTorchScriptRunsLikeTheModel) {
   auto gm = read();
-  if (refused_as_known(GetParam(), Check::kRead, gm.status())) return;
   ASSERT_TRUE(gm.ok()) << gm.status();
   auto exported = export_to_torchscript(*gm);
-  if (refused_as_known(GetParam(), Check::kSave, exported.status())) return;
   ASSERT_TRUE(exported.ok()) << exported.status();
   // Through a file, as PyTorch reads what --save writes.
   std::ostringstream bytes;
@@ -155,7 +95,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "fx_mnasnet0_5", "fx_regnet_x_400mf",
                       "fx_convnext_small", "fx_vit_small", "fx_swin_small", "fx_maxvit_small",
                       "fx_activations_and_norms", "fx_shapes_and_scalars",
-                      "fx_padding_pooling_resizing", "fx_indexing_and_reductions"),
+                      "fx_padding_pooling_resizing", "fx_indexing_and_reductions",
+                      "fx_basic_indexing"),
     [](const auto& info) { return info.param; });
 
 }  // namespace

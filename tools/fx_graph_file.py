@@ -23,10 +23,14 @@ printed code spells them (`operator.add`, `torch.nn.functional.relu`,
 with --model, which must hold the same paths: torch.jit.script of the model
 the graph was traced from does.
 
+Indexing with slices, Ellipsis or None (`x[:, 0]`, `x[..., 1:]`,
+`x.shape[1:]`) is written as the aten calls Python's indexing makes of it
+(aten::slice, select, unsqueeze), as TorchScript compiles it.
+
 What the file cannot hold is refused naming the node: a Python object that
 is not a graph value (a user class, a function as an argument), a slice or
-Ellipsis inside an argument other than getitem's index, a tensor constant
-other than a tensor.
+Ellipsis anywhere but an index, a tensor in an index beside a slice
+(advanced indexing), a tensor constant other than a tensor.
 """
 import base64
 import builtins
@@ -146,16 +150,108 @@ def _leaf_functions(nodes):
     return dict(sorted(out.items()))
 
 
+def _indexes_with_slices(n):
+    """Whether `n` is x[index] with a slice, Ellipsis or None in the index."""
+    if n.op != "call_function" or n.target is not operator.getitem or len(n.args) != 2 or n.kwargs:
+        return False
+    index = n.args[1]
+    items = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(i, slice) or i is Ellipsis or i is None for i in items)
+
+
+def _index_calls(n, taken):
+    """x[index] (see _indexes_with_slices) as the aten calls Python's indexing
+    makes of it, as TorchScript compiles it: [(name, target, args, kwargs)],
+    the last one named as `n`. Items before an Ellipsis count dimensions from
+    the front, items after it from the back."""
+    where = "node '%s'" % n.name
+    x, index = n.args
+    if isinstance(index, slice):
+        # A tensor's or a list's (x.shape[1:]): the runtime picks the overload by x.
+        kwargs = {"start": index.start, "end": index.stop, "step": 1 if index.step is None else index.step}
+        return [(n.name, "aten::slice", [_encode(x, where + ".args[0]")],
+                 {k: _encode(v, "%s.args[1].%s" % (where, k)) for k, v in kwargs.items()})]
+    items = index if isinstance(index, tuple) else (index,)
+    if sum(i is Ellipsis for i in items) > 1:
+        raise GraphFileError("node '%s': an index can only have a single ellipsis" % n.name)
+    cut = items.index(Ellipsis) if Ellipsis in items else len(items)
+    steps = []  # (target, args after the tensor)
+
+    def step(item, dim):
+        if isinstance(item, slice):
+            steps.append(("aten::slice.Tensor", [dim, item.start, item.stop, 1 if item.step is None else item.step]))
+        elif item is None:
+            steps.append(("aten::unsqueeze", [dim]))
+        elif isinstance(item, int) and not isinstance(item, bool):
+            steps.append(("aten::select.int", [dim, item]))
+        else:
+            raise GraphFileError(
+                "node '%s': index item %r next to a slice, Ellipsis or None is not an int: "
+                "a graph file holds basic indexing only (x[:, i] with i a tensor is advanced "
+                "indexing; call torch.index_select or x.select instead)" % (n.name, item))
+
+    dim = 0
+    for item in items[:cut]:
+        step(item, dim)
+        dim += 0 if isinstance(item, int) else 1
+    dim = -1
+    for item in reversed(items[cut + 1:]):
+        step(item, dim)
+        dim -= 0 if isinstance(item, int) else 1
+    if not steps:
+        steps.append(("aten::alias", []))  # x[...] and x[()]: a view of all of x
+    calls, value = [], _encode(x, where + ".args[0]")
+    for i, (target, rest) in enumerate(steps):
+        name = n.name
+        if i + 1 < len(steps):
+            k = i
+            while "%s_index_%d" % (n.name, k) in taken:
+                k += 1
+            name = "%s_index_%d" % (n.name, k)
+            taken.add(name)
+        calls.append((name, target, [value] + [_encode(a, where + ".args[1]") for a in rest], {}))
+        value = {"node": name}
+    return calls
+
+
+def _set_users(nodes):
+    """Each entry's "users": the entries whose arguments name it, in order."""
+    users = {e["name"]: e["users"] for e in nodes}
+
+    def visit(value, user):
+        if isinstance(value, dict):
+            if set(value) == {"node"} and isinstance(value["node"], str):
+                if user not in users[value["node"]]:
+                    users[value["node"]].append(user)
+                return
+            for v in value.values():
+                visit(v, user)
+        elif isinstance(value, list):
+            for v in value:
+                visit(v, user)
+
+    for e in nodes:
+        visit(e["args"], e["name"])
+        visit(e["kwargs"], e["name"])
+
+
 def graph_file(gm):
     """The graph file of `gm` (a torch.fx.GraphModule) as a JSON-ready dict."""
     nodes = []
+    taken = {n.name for n in gm.graph.nodes}
     for n in gm.graph.nodes:
         where = "node '%s'" % n.name
+        if _indexes_with_slices(n):
+            for name, target, args, kwargs in _index_calls(n, taken):
+                nodes.append({"name": name, "op": "call_function", "target": target, "args": args,
+                              "kwargs": kwargs, "users": [], "meta": {}})
+            continue
         entry = {"name": n.name, "op": n.op, "target": _target_name(n),
                  "args": [_encode(a, "%s.args[%d]" % (where, i)) for i, a in enumerate(n.args)],
                  "kwargs": {k: _encode(v, "%s.kwargs[%r]" % (where, k)) for k, v in n.kwargs.items()},
-                 "users": [u.name for u in n.users], "meta": {}}
+                 "users": [], "meta": {}}
         nodes.append(entry)
+    _set_users(nodes)
     return {"format": FORMAT, "version": VERSION, "class_name": "GraphModule", "nodes": nodes,
             "meta": {}, "functions": _leaf_functions(gm.graph.nodes), "attributes": _own_attributes(gm, gm.graph.nodes)}
 

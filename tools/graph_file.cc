@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/equal.h>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/escaping.h"
@@ -64,6 +66,19 @@ absl::StatusOr<std::string> graph_file_text(const GraphModule& gm) {
 }
 
 namespace {
+
+// Whether two values are the same tensor's value: dtype, device, shape and
+// elements (NaN equal to NaN).
+bool same_tensor_value(const c10::IValue& a, const c10::IValue& b) {
+  if (!a.isTensor() || !b.isTensor()) return false;
+  const at::Tensor& x = a.toTensor();
+  const at::Tensor& y = b.toTensor();
+  if (!x.defined() || !y.defined()) return x.defined() == y.defined();
+  return x.scalar_type() == y.scalar_type() && x.device() == y.device() &&
+         x.sizes() == y.sizes() && x.layout() == c10::kStrided && y.layout() == c10::kStrided &&
+         (at::equal(x, y) ||
+          (x.is_floating_point() && at::allclose(x, y, /*rtol=*/0.0, /*atol=*/0.0, /*equal_nan=*/true)));
+}
 
 absl::Status bad(absl::string_view file, const std::string& where, absl::string_view what) {
   return absl::InvalidArgumentError(
@@ -163,6 +178,16 @@ absl::StatusOr<GraphModule> module_from_json(
       if (absl::Status s = check_tensors_in_bounds(*value); !s.ok()) {
         return bad(file_name, where, s.message());
       }
+      // The model may hold it already: torch.fx's lifted `_tensor_constant0`
+      // of a GraphModule that was scripted whole (the model then is that
+      // GraphModule). The same tensor is the same attribute; another is refused.
+      if (model->find(name) != nullptr) {
+        absl::StatusOr<c10::IValue> held = model->get_attr(name);
+        if (held.ok() && same_tensor_value(*held, *value)) continue;
+        return bad(file_name, where,
+                   "the model has an attribute of this name with another value: rename the "
+                   "graph's attribute (and its get_attr nodes)");
+      }
       if (absl::Status s = gm.add_attribute(name, *value); !s.ok()) {
         return bad(file_name, where, s.message());
       }
@@ -197,6 +222,7 @@ absl::StatusOr<GraphModule> module_from_json(
       }
     }
   }
+  broadcast_list_arguments(gm);
   if (absl::Status s = gm.lint(); !s.ok()) {
     return bad(file_name, "graph", absl::StrCat(s.message(), " (the graph was written for another model?)"));
   }

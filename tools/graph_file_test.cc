@@ -73,6 +73,29 @@ TEST(GraphFileTest, ReadsBackExactlyWhatWasWritten) {
   EXPECT_EQ(again->graph().meta(), gm.graph().meta());
 }
 
+// A model scripted whole from a torch.fx GraphModule holds that GraphModule's
+// lifted constants: the graph file's own copy of one is the same attribute
+// when the tensors agree, and refused when they do not.
+TEST(GraphFileTest, AnAttributeTheModelHoldsAlreadyIsTheSameOrRefused) {
+  GraphModule gm = every_kind();
+  const std::string text = *graph_file_text(gm);
+  auto holding = [](at::Tensor value) {
+    std::shared_ptr<Module> m = model_with_weight();
+    EXPECT_TRUE(m->register_buffer("_tensor_constant0", std::move(value)).ok());
+    return m;
+  };
+  auto same = read_graph_file(text, holding(at::arange(4)), "g.json");
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_TRUE(at::equal(same->get_attr("_tensor_constant0")->toTensor(), at::arange(4)));
+  for (const at::Tensor& other : {at::arange(4) + 1, at::arange(4).to(at::kFloat), at::arange(5)}) {
+    auto refused = read_graph_file(text, holding(other), "g.json");
+    ASSERT_FALSE(refused.ok());
+    EXPECT_THAT(std::string(refused.status().message()),
+                HasSubstr("attributes['_tensor_constant0']: the model has an attribute of this "
+                          "name with another value"));
+  }
+}
+
 // The error of reading `text` (over the model with `weight`).
 std::string error_of(const std::string& text) {
   auto gm = read_graph_file(text, model_with_weight(), "g.json");

@@ -248,5 +248,83 @@ TEST(GraphFileTorchFxTest, PosAndSoftmaxWithStacklevelExportToTorchScript) {
   expect_tensor(ran[0], elements[0].toTensor(), "run");
 }
 
+TEST(GraphFileTorchFxTest, MaxPoolingTakesPythonsKeywords) {
+  const std::string keywords =
+      R"({"stride": null, "padding": 0, "dilation": 1, "ceil_mode": false, "return_indices": false})";
+  std::string text = graph_file(
+      {"x"},
+      {
+          call("max_pool2d", "call_function", "torch.nn.functional.max_pool2d", R"([{"node": "x"}, 2])",
+               keywords),
+          call("flat", "call_method", "flatten", R"([{"node": "x"}, 2])"),
+          call("max_pool1d", "call_function", "torch.nn.functional.max_pool1d",
+               R"([{"node": "flat"}, 3, 2, 1])", R"({"ceil_mode": true, "return_indices": false})"),
+          call("adaptive", "call_function", "torch.nn.functional.adaptive_max_pool2d",
+               R"([{"node": "x"}, {"tuple": [2, 3]}])", R"({"return_indices": false})"),
+      },
+      {"max_pool2d", "max_pool1d", "adaptive"});
+  GraphModule gm = read(text);
+  const at::Tensor in = at::randn({2, 3, 8, 10});
+  const std::vector<c10::IValue> out = run_both(gm, {in});
+  ASSERT_EQ(out.size(), 3u);
+  expect_tensor(out[0], at::max_pool2d(in, {2, 2}), "max_pool2d");
+  expect_tensor(out[1], at::max_pool1d(in.flatten(2), {3}, {2}, {1}, {1}, true), "max_pool1d");
+  expect_tensor(out[2], std::get<0>(at::adaptive_max_pool2d(in, {2, 3})), "adaptive_max_pool2d");
+
+  // return_indices=True returns a tuple in Python: refused, naming the node.
+  GraphModule indices = read(graph_file(
+      {"x"},
+      {call("pool", "call_function", "torch.nn.functional.max_pool2d", R"([{"node": "x"}, 2])",
+            R"({"return_indices": true})")},
+      {"pool"}));
+  auto refused = indices.forward({in});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("node 'pool'"));
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("with return_indices=True is not supported here"));
+}
+
+// Over a model with no TorchScript code (a graph file alone), calls of
+// torch.nn.functional and torch.functional export as the aten operators the
+// runtime binds, and math on numbers as TorchScript's math.
+TEST(GraphFileTorchFxTest, FunctionalCallsExportAsTheirAtenOperators) {
+  std::string text = graph_file(
+      {"x"},
+      {
+          call("pad", "call_function", "torch.nn.functional.pad", R"([{"node": "x"}, {"tuple": [1, 2]}])"),
+          call("pool", "call_function", "torch.nn.functional.max_pool2d", R"([{"node": "pad"}, 2])",
+               R"({"stride": null, "padding": 0, "dilation": 1, "ceil_mode": false, "return_indices": false})"),
+          call("pool_1", "call_function", "torch.nn.functional.max_pool1d",
+               R"([{"node": "x"}, 2, null])"),
+          call("size", "call_method", "size", R"([{"node": "x"}, -1])"),
+          call("sqrt", "call_function", "math.sqrt", R"([{"node": "size"}])"),
+          call("mul", "call_function", "operator.mul", R"([{"node": "pool"}, {"node": "sqrt"}])"),
+      },
+      {"mul", "pool_1"});
+  GraphModule gm = read(text);
+  auto module = export_to_torchscript(gm);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const at::Tensor in = at::randn({2, 4, 6});
+  const auto got = module->forward({in}).toTupleRef().elements();
+  expect_tensor(got[0], at::max_pool2d(at::constant_pad_nd(in, {1, 2}), {2, 2}) * std::sqrt(6.0),
+                "exported pad, pool and sqrt");
+  expect_tensor(got[1], at::max_pool1d(in, {2}), "exported max_pool1d, stride None");
+  const std::vector<c10::IValue> ran = run_both(gm, {in});
+  ASSERT_EQ(ran.size(), 2u);
+  expect_tensor(ran[0], got[0].toTensor(), "run");
+
+  // The adaptive ones return (values, indices) from aten: refused, not a tuple
+  // where the graph has a tensor.
+  GraphModule adaptive = read(graph_file(
+      {"x"},
+      {call("pool", "call_function", "torch.nn.functional.adaptive_max_pool2d",
+            R"([{"node": "x"}, 2])", R"({"return_indices": false})")},
+      {"pool"}));
+  auto refused = export_to_torchscript(adaptive);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("cannot export node 'pool' (torch.nn.functional.adaptive_max_pool2d)"));
+}
+
 }  // namespace
 }  // namespace fx

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 #include <ATen/ScalarOps.h>
+#include <ATen/TensorIndexing.h>
 #include <ATen/core/dynamic_type.h>
 
 #include "absl/strings/match.h"
@@ -362,6 +363,32 @@ absl::StatusOr<c10::IValue> run_builtin(const Node& node, Builtin builtin,
         return it->value();
       }
       if (seq.isTensor() && args[1].isInt()) return seq.toTensor().select(0, args[1].toInt());
+      if (seq.isTensor() && (args[1].isTensor() || args[1].isTuple())) {
+        // x[t], x[i, t]: Python's indexing, by libtorch's own (a 0-dim integer
+        // tensor selects, an integer tensor gathers, a bool tensor masks).
+        std::vector<at::indexing::TensorIndex> index;
+        const std::vector<c10::IValue> items =
+            args[1].isTuple() ? sequence_elements(args[1]) : std::vector<c10::IValue>{args[1]};
+        for (const c10::IValue& item : items) {
+          if (item.isTensor()) {
+            index.emplace_back(item.toTensor());
+          } else if (item.isBool()) {
+            index.emplace_back(item.toBool());
+          } else if (item.isInt()) {
+            index.emplace_back(item.toInt());
+          } else if (item.isNone()) {
+            index.emplace_back(at::indexing::None);
+          } else {
+            return node_error(node, absl::StrCat("cannot index a Tensor with a ", item.tagKind(),
+                                                 " in a tuple"));
+          }
+        }
+        try {
+          return seq.toTensor().index(index);
+        } catch (const std::exception& e) {
+          return node_error(node, exception_message(e));
+        }
+      }
       return node_error(node, absl::StrCat("cannot index a ", seq.tagKind(), " with a ",
                                            args[1].tagKind()));
     }

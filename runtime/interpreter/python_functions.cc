@@ -61,6 +61,33 @@ constexpr DtypeMethod kDtypeMethods[] = {
 
 constexpr const char* kSoftmaxFunctions[] = {"softmax", "log_softmax", "softmin"};
 
+// torch.nn.functional's max pooling functions, which Python dispatches on
+// `return_indices` (boolean_dispatch): the Python signature between `input`
+// and `return_indices`, and the spatial rank. `stride=None` means the kernel
+// size (aten's empty stride); the adaptive ones' aten operators return the
+// indices too, dropped.
+struct PoolFunction {
+  const char* name;    // torch.nn.functional.<name>, aten::<name>
+  const char* params;  // between `Tensor input, ` and `bool return_indices=False`
+  int rank;
+};
+
+constexpr PoolFunction kPoolFunctions[] = {
+    {"max_pool1d", "int[1] kernel_size, int[1]? stride=None, int[1] padding=0, int[1] dilation=1, bool ceil_mode=False, ", 1},
+    {"max_pool2d", "int[2] kernel_size, int[2]? stride=None, int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, ", 2},
+    {"max_pool3d", "int[3] kernel_size, int[3]? stride=None, int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, ", 3},
+    {"adaptive_max_pool1d", "int[1] output_size, ", 1},
+    {"adaptive_max_pool2d", "int[2] output_size, ", 2},
+    {"adaptive_max_pool3d", "int[3] output_size, ", 3},
+};
+
+const PoolFunction* find_pool_function(absl::string_view name) {
+  for (const PoolFunction& f : kPoolFunctions) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
 const InplaceFunction* find_inplace_function(absl::string_view name) {
   for (const InplaceFunction& f : kInplaceFunctions) {
     if (name == f.name) return &f;
@@ -108,6 +135,34 @@ void inplace_function(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     }
   }
   run_aten(absl::StrCat("aten::", f->aten, in_place ? "_" : ""), std::move(args), stack);
+}
+
+// An `int[N]` argument as a list: Python's `2` for a 2-d kernel is [2, 2].
+c10::IValue int_list(const c10::IValue& v, int rank) {
+  if (v.isInt()) return c10::IValue(std::vector<int64_t>(rank, v.toInt()));
+  return c10::IValue(v.toIntVector());
+}
+
+// fx_python::<max pool>(Tensor input, ..., bool return_indices=False):
+// aten::<name> on the arguments before `return_indices`.
+void pool_function(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  absl::string_view name = op.schema().name();
+  absl::ConsumePrefix(&name, "fx_python::");
+  const PoolFunction* f = find_pool_function(name);
+  TORCH_CHECK(f != nullptr, "no Python function ", op.schema().name());
+  std::vector<c10::IValue> args(stack->begin(), stack->end());
+  TORCH_CHECK(!args.empty() && args.back().isBool(), "return_indices must be a bool");
+  TORCH_CHECK(!args.back().toBool(), "torch.nn.functional.", f->name,
+              " with return_indices=True is not supported here (it returns a tuple): call "
+              "torch.nn.functional.", f->name, "_with_indices");
+  args.pop_back();
+  const bool adaptive = absl::StartsWith(f->name, "adaptive_");
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i].isInt() || args[i].isIntList()) args[i] = int_list(args[i], f->rank);
+  }
+  if (!adaptive && args[2].isNone()) args[2] = c10::IValue(std::vector<int64_t>());  // stride
+  run_aten(absl::StrCat("aten::", f->name), std::move(args), stack);
+  if (adaptive) stack->resize(1);  // (output, indices)
 }
 
 // Python's _get_softmax_dim: the dimension softmax takes when none is given.
@@ -239,7 +294,7 @@ std::vector<std::string> python_function_operators(absl::string_view target, boo
   for (const char* f : kSoftmaxFunctions) {
     if (name == f) return {op(name)};
   }
-  if (find_inplace_function(name) != nullptr) return {op(name)};
+  if (find_inplace_function(name) != nullptr || find_pool_function(name) != nullptr) return {op(name)};
   return {};
 }
 
@@ -262,6 +317,9 @@ TORCH_LIBRARY(fx_python, m) {
   for (const fx::DtypeMethod& d : fx::kDtypeMethods) {
     m.def(absl::StrCat("Tensor_", d.name, "(Tensor(a) self, MemoryFormat? memory_format=None) -> Tensor(a)").c_str());
   }
+  for (const fx::PoolFunction& f : fx::kPoolFunctions) {
+    m.def(absl::StrCat(f.name, "(Tensor input, ", f.params, "bool return_indices=False) -> Tensor").c_str());
+  }
   m.def("norm(Tensor input, Any p, Any dim, bool keepdim=False, Tensor? out=None, "
         "ScalarType? dtype=None) -> Tensor");
 }
@@ -278,6 +336,9 @@ TORCH_LIBRARY_IMPL(fx_python, CompositeImplicitAutograd, m) {
   for (const fx::DtypeMethod& d : fx::kDtypeMethods) {
     const std::string name = absl::StrCat("Tensor_", d.name);
     m.impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&fx::dtype_method>());
+  }
+  for (const fx::PoolFunction& f : fx::kPoolFunctions) {
+    m.impl(f.name, torch::CppFunction::makeFromBoxedFunction<&fx::pool_function>());
   }
   m.impl("norm", torch::CppFunction::makeFromBoxedFunction<&fx::norm_function>());
 }

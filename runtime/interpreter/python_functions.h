@@ -9,6 +9,8 @@
 //   x.float()                                        fx_python::Tensor_float
 //   torch.norm(x, p=2, dim=1, keepdim=False, out=None, dtype=None)
 //                                                    fx_python::norm
+//   F.max_pool2d(x, 2, stride=None, ..., return_indices=False)
+//                                                    fx_python::max_pool2d
 //
 // Each runs what the Python function runs (torch 1.13's torch/nn/functional.py
 // and torch/functional.py), by the aten operators it calls; what the Python

@@ -76,16 +76,9 @@ std::shared_ptr<const ScriptCallee> function_callee(const GraphModule& gm, const
     for (torch::jit::Function* f : find_script_functions(gm, node.target())) {
       callee->overloads.push_back(function_call(f));
     }
-  } else if (auto unit = script_unit(gm)) {
-    const std::string name = absl::StartsWith(node.target(), "__torch__.")
-                                 ? node.target()
-                                 : absl::StrCat("__torch__.", node.target());
-    try {
-      if (torch::jit::Function* f = unit->find_function(c10::QualifiedName(name))) {
-        callee->overloads.push_back(function_call(f));
-      }
-    } catch (const std::exception&) {
-      // not a qualified name (`torch..mul`): no such function
+  } else {
+    for (torch::jit::Function* f : find_unit_functions(gm, node.target())) {
+      callee->overloads.push_back(function_call(f));
     }
   }
   if (callee->overloads.empty()) return nullptr;
@@ -121,6 +114,18 @@ torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t fi
                                     std::vector<c10::IValue>& args, const IValueKwargs& kwargs) {
   const auto& params = schema.arguments();
   auto typed = [](c10::IValue& value, const c10::Argument& param) {
+    // A number for a BroadcastingList2[int] (`int[2]`: F.adaptive_avg_pool2d's
+    // output_size), as TorchScript's compiler broadcasts a literal.
+    if ((value.isInt() || value.isDouble()) && param.N().has_value() &&
+        param.type()->kind() == c10::TypeKind::ListType) {
+      const c10::TypeKind element = param.type()->expectRef<c10::ListType>().getElementType()->kind();
+      if (value.isInt() && element == c10::TypeKind::IntType) {
+        value = c10::IValue(std::vector<int64_t>(*param.N(), value.toInt()));
+      } else if (element == c10::TypeKind::FloatType) {
+        value = c10::IValue(std::vector<double>(*param.N(), value.toScalar().toDouble()));
+      }
+      return;
+    }
     if (!value.isList() && !value.isTuple()) return;
     if (value.type()->isSubtypeOf(*param.type())) return;
     if (auto coerced = coerce_to_type(value, param.type()); coerced.ok()) value = *std::move(coerced);

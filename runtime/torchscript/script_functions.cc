@@ -3,10 +3,19 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
 #include "runtime/torchscript/script_calls.h"
 
 namespace fx {
 namespace {
+
+// What TorchScript puts in a qualified name it compiled twice (a function of
+// several overloads): `...functional.___torch_mangle_475.interpolate`.
+constexpr absl::string_view kMangleAtom = "___torch_mangle_";
 
 // `gm`'s table, copied first when it is shared, made when absent.
 ScriptFunctions& own_table(GraphModule& gm) {
@@ -67,6 +76,29 @@ bool has_script_function(const GraphModule& gm, absl::string_view target) {
 std::shared_ptr<torch::jit::CompilationUnit> script_unit(const GraphModule& gm) {
   const ScriptFunctions* t = gm.script_functions().get();
   return t != nullptr ? t->unit : nullptr;
+}
+
+std::vector<torch::jit::Function*> find_unit_functions(const GraphModule& gm,
+                                                       absl::string_view target) {
+  std::vector<torch::jit::Function*> out;
+  const std::shared_ptr<torch::jit::CompilationUnit> unit = script_unit(gm);
+  if (unit == nullptr) return out;
+  const std::string name = absl::StartsWith(target, "__torch__.")
+                               ? std::string(target)
+                               : absl::StrCat("__torch__.", target);
+  for (torch::jit::Function* f : unit->get_functions()) {
+    const std::string& qualified = f->qualname().qualifiedName();
+    if (qualified == name) {
+      out.push_back(f);
+    } else if (absl::StrContains(qualified, kMangleAtom)) {
+      std::vector<absl::string_view> atoms;
+      for (absl::string_view atom : absl::StrSplit(qualified, '.')) {
+        if (!absl::StartsWith(atom, kMangleAtom)) atoms.push_back(atom);
+      }
+      if (absl::StrJoin(atoms, ".") == name) out.push_back(f);
+    }
+  }
+  return out;
 }
 
 const absl::flat_hash_map<std::string, std::vector<torch::jit::StrongFunctionPtr>>&

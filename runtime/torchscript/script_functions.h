@@ -52,6 +52,14 @@ FX_API std::vector<torch::jit::Function*> find_script_functions(const GraphModul
 FX_API bool has_script_function(const GraphModule& gm, absl::string_view target);
 // The model's compilation unit, or null.
 FX_API std::shared_ptr<torch::jit::CompilationUnit> script_unit(const GraphModule& gm);
+// The functions of the model's compilation unit that a call_function target
+// names: `__torch__.<target>` (TorchScript compiled torch.nn.functional's
+// `embedding` as `__torch__.torch.nn.functional.embedding` when the model
+// called it), or the target itself when it starts with `__torch__.`, and
+// the versions TorchScript mangled (`...functional.___torch_mangle_475.interpolate`):
+// overloads of one function. Empty when the unit has none.
+FX_API std::vector<torch::jit::Function*> find_unit_functions(const GraphModule& gm,
+                                                              absl::string_view target);
 // All leaf functions by target (empty when there are none).
 FX_API const absl::flat_hash_map<std::string, std::vector<torch::jit::StrongFunctionPtr>>&
 script_functions_by_target(const GraphModule& gm);

@@ -2,6 +2,7 @@
 #include "runtime/torchscript/torchscript_export.h"
 
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -55,9 +56,12 @@ bool same_operator_overload(absl::string_view picked, absl::string_view wanted) 
 // `torch.ops.<ns>.<op>.<overload>`: a call compiled as loading the saved file
 // will compile it (TorchScript saves `torch.<op>(...)` and matches the
 // overload again by argument types), refused when that is another overload.
+// An operator without a default overload named without one (`aten::slice`,
+// which the runtime binds to the overload its values fit: a tensor's or a
+// list's) is any overload TorchScript matches.
 class OperatorOverloadValue : public SugaredValue {
  public:
-  OperatorOverloadValue(c10::Symbol symbol, std::string overload)
+  OperatorOverloadValue(c10::Symbol symbol, std::optional<std::string> overload)
       : symbol_(symbol), overload_(std::move(overload)) {}
   std::string kind() const override { return "operator overload"; }
 
@@ -73,11 +77,12 @@ class OperatorOverloadValue : public SugaredValue {
     }
     const c10::FunctionSchema* schema = op->maybeSchema();
     if (schema == nullptr || op->kind() != symbol_ ||
-        !same_operator_overload(schema->overload_name(), overload_)) {
+        (overload_.has_value() && !same_operator_overload(schema->overload_name(), *overload_))) {
       throw jit::ErrorReport(loc)
           << "TorchScript reads this call back as "
           << (schema != nullptr ? c10::toString(*schema) : op->kind().toQualString())
-          << ", not the overload '" << (overload_.empty() ? "default" : overload_)
+          << ", not the overload '"
+          << (!overload_.has_value() || overload_->empty() ? "default" : *overload_)
           << "' the graph calls; a saved file would compute something else";
     }
     return std::make_shared<jit::SimpleValue>(out);
@@ -85,7 +90,7 @@ class OperatorOverloadValue : public SugaredValue {
 
  private:
   c10::Symbol symbol_;
-  std::string overload_;
+  std::optional<std::string> overload_;  // none: any
 };
 
 // `torch.ops.<ns>.<op>`: its overloads are attributes.
@@ -96,10 +101,14 @@ class OperatorPacketValue : public SugaredValue {
   SugaredValuePtr attr(const jit::SourceRange& loc, jit::GraphFunction& m,
                        const std::string& field) override {
     const std::string overload = field == "default" ? "" : field;
-    for (const auto& op : jit::getAllOperatorsFor(symbol_)) {
+    const auto ops = jit::getAllOperatorsFor(symbol_);
+    for (const auto& op : ops) {
       if (op->schema().overload_name() == overload) {
         return std::make_shared<OperatorOverloadValue>(symbol_, overload);
       }
+    }
+    if (field == "default" && !ops.empty()) {
+      return std::make_shared<OperatorOverloadValue>(symbol_, std::nullopt);
     }
     throw jit::ErrorReport(loc) << "there is no operator " << symbol_.toQualString() << "."
                                 << field << " (is its library loaded?)";
@@ -163,7 +172,8 @@ class PosValue : public SugaredValue {
 // dtype, layout and memory format constants.
 class ExportResolver : public jit::Resolver {
  public:
-  explicit ExportResolver(const GraphModule& gm) : gm_(gm) {
+  // `graph` is what is compiled: `gm`'s graph as graph_for_torchscript respelled it.
+  ExportResolver(const GraphModule& gm, const Graph& graph) : gm_(gm) {
     auto add_prefixes = [&](absl::string_view name) {
       std::string prefix;
       for (absl::string_view atom : absl::StrSplit(name, '.')) {
@@ -172,8 +182,25 @@ class ExportResolver : public jit::Resolver {
       }
     };
     for (const auto& [target, functions] : script_functions_by_target(gm)) add_prefixes(target);
+    // Functions of the model's code a target names (torch.nn.functional's,
+    // which TorchScript compiled for the model): called as the runtime calls
+    // them, since TorchScript cannot resolve `torch.nn.functional` itself.
+    for (const Node* n : graph.nodes()) {
+      if (n->op() != Op::kCallFunction || has_script_function(gm, n->target()) ||
+          unit_functions_.contains(n->target())) {
+        continue;
+      }
+      std::vector<jit::StrongFunctionPtr> functions;
+      for (jit::Function* f : find_unit_functions(gm, n->target())) {
+        functions.emplace_back(script_unit(gm), f);
+      }
+      if (!functions.empty()) {
+        unit_functions_.emplace(n->target(), std::move(functions));
+        add_prefixes(n->target());
+      }
+    }
     // Functions a value's name shadows are called through a namespace (printer.h).
-    namespace_ = torchscript_function_namespace(gm.graph());
+    namespace_ = torchscript_function_namespace(graph);
     prefixes_.insert(namespace_);
     // NamedTuple classes the graph constructs, as the model's code defines them.
     const std::shared_ptr<jit::CompilationUnit> cu = script_unit(gm);
@@ -191,7 +218,7 @@ class ExportResolver : public jit::Resolver {
         for (const auto& kv : a.dict_items()) visit(kv.second);
       }
     };
-    for (const Node* n : gm.graph().nodes()) {
+    for (const Node* n : graph.nodes()) {
       for (const Argument& a : n->args()) visit(a);
       for (const auto& kv : n->kwargs()) visit(kv.second);
     }
@@ -199,10 +226,7 @@ class ExportResolver : public jit::Resolver {
 
   SugaredValuePtr resolveValue(const std::string& name, jit::GraphFunction& m,
                                const jit::SourceRange& loc) override {
-    if (name == "torch" || prefixes_.contains(name)) return lookup(name, loc, m);
-    // Python's math module (math.sqrt(x.size(-1))), as TorchScript's Python
-    // frontend resolves it: aten's number operators.
-    if (name == "math") return std::make_shared<jit::BuiltinModule>("aten");
+    if (name == "torch" || name == "math" || prefixes_.contains(name)) return lookup(name, loc, m);
     return nullptr;
   }
   c10::TypePtr resolveType(const std::string&, const jit::SourceRange&) override {
@@ -218,6 +242,7 @@ class ExportResolver : public jit::Resolver {
   absl::flat_hash_set<std::string> prefixes_;  // of leaf function targets and NamedTuples
   std::string namespace_;                      // of shadowed functions
   absl::flat_hash_map<std::string, c10::TupleTypePtr> named_tuples_;
+  absl::flat_hash_map<std::string, std::vector<jit::StrongFunctionPtr>> unit_functions_;  // by target
 };
 
 // A dotted name on the way to a leaf function or a torch name.
@@ -246,6 +271,12 @@ SugaredValuePtr ExportResolver::lookup(const std::string& path, const jit::Sourc
   if (auto it = functions.find(path); it != functions.end()) {
     return std::make_shared<jit::FunctionValue>(it->second);
   }
+  if (auto it = unit_functions_.find(path); it != unit_functions_.end()) {
+    return std::make_shared<jit::FunctionValue>(it->second);
+  }
+  // Python's math module (math.sqrt(x.size(-1))), as TorchScript's Python
+  // frontend resolves it: aten's number operators.
+  if (path == "math") return std::make_shared<jit::BuiltinModule>("aten");
   if (auto it = named_tuples_.find(path); it != named_tuples_.end()) {
     return std::make_shared<jit::NamedTupleConstructor>(it->second);
   }
@@ -433,8 +464,9 @@ absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
       const bool known = target.find("::") != std::string::npos ||
                          absl::StartsWith(target, "torch.") ||
                          absl::StartsWith(target, "operator.") || target == kGetAttrTarget ||
-                         target == kAssertIsNotNoneTarget ||
-                         has_script_function(gm, target);
+                         target == kAssertIsNotNoneTarget || absl::StartsWith(target, "math.") ||
+                         has_script_function(gm, target) ||
+                         !find_unit_functions(gm, target).empty();
       if (!known && target.find('.') != std::string::npos) {
         return absl::InvalidArgumentError(absl::StrCat(
             "cannot export node '", n->name(), "' to TorchScript: it calls ", target,
@@ -465,6 +497,48 @@ absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
     }
   }
   return absl::OkStatus();
+}
+
+// A call of torch.nn.functional's (or torch.functional's) `name` that the
+// model's code has no function for (a scripted model has them for the
+// functions it calls itself), respelled for TorchScript. The max pooling
+// functions Python dispatches on `return_indices`: with it False, the
+// function TorchScript compiled for that (`_max_pool2d`), else aten's
+// `max_pool2d` with `stride=None` as aten's default (the kernel size); the
+// adaptive ones return (values, indices) from aten, so they stay as they
+// are (refused). Any other: the aten operator of its name, which is what the
+// runtime binds (runtime/interpreter/node_calls.cc) and TorchScript then
+// matches as it does (`torch.pad`).
+void respell_functional_call(const GraphModule& gm, Node& n, absl::string_view name) {
+  const bool adaptive = absl::StartsWith(name, "adaptive_max_pool");
+  if (!adaptive && !absl::StartsWith(name, "max_pool")) {
+    n.set_target(absl::StrCat("torch.", name));
+    return;
+  }
+  const size_t position = adaptive ? 2 : 6;  // of return_indices
+  const Argument* flag = n.args().size() > position ? &n.args()[position] : nullptr;
+  for (const auto& [key, value] : n.kwargs()) {
+    if (key == "return_indices") flag = &value;
+  }
+  if (flag != nullptr && !(flag->is_bool() && !flag->to_bool())) return;
+  const std::string dispatched = absl::StrCat("torch.nn.functional._", name);
+  if (!find_unit_functions(gm, dispatched).empty()) {
+    n.set_target(dispatched);
+    return;
+  }
+  if (adaptive || absl::StrContains(name, "with_indices")) return;
+  // (input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False)
+  Arguments args = n.args();
+  if (args.size() > position) args.resize(position);
+  if (args.size() > 2 && args[2].is_none()) args[2] = args[1];
+  Kwargs kwargs;
+  for (const auto& [key, value] : n.kwargs()) {
+    if (key == "return_indices" || (key == "stride" && value.is_none())) continue;
+    kwargs.emplace_back(key, value);
+  }
+  n.set_target(absl::StrCat("torch.", name));
+  n.set_args(std::move(args));
+  n.set_kwargs(std::move(kwargs));
 }
 
 // The graph as the exporter prints it: placeholders annotated with the
@@ -507,6 +581,12 @@ std::unique_ptr<Graph> graph_for_torchscript(const GraphModule& gm) {
           n->set_args(std::move(args));
           n->set_kwargs(std::move(kwargs));
         }
+      }
+      name = n->target();
+      if ((absl::ConsumePrefix(&name, "torch.nn.functional.") ||
+           absl::ConsumePrefix(&name, "torch.functional.")) &&
+          !has_script_function(gm, n->target()) && find_unit_functions(gm, n->target()).empty()) {
+        respell_functional_call(gm, *n, name);
       }
     }
     if (n->op() == Op::kCallModule && !n->meta().contains(kModuleMethodKey)) {
@@ -612,7 +692,7 @@ absl::StatusOr<torch::jit::Module> export_to_torchscript(const GraphModule& gm) 
     root.register_module(name, *exported);
   }
   try {
-    root.define(source, std::make_shared<ExportResolver>(gm));
+    root.define(source, std::make_shared<ExportResolver>(gm, holder->graph()));
   } catch (const std::exception& e) {
     const std::string message = e.what();
     const Node* node = node_in_message(gm.graph(), source, message);

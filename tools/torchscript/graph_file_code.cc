@@ -147,6 +147,47 @@ absl::Status add_leaf_function(GraphModule& gm,
   return absl::OkStatus();
 }
 
+void broadcast_list_arguments(GraphModule& gm) {
+  for (Node* n : gm.graph().nodes()) {
+    absl::string_view name = n->target();
+    if (n->op() != Op::kCallFunction || !absl::ConsumePrefix(&name, "torch.nn.functional.")) continue;
+    size_t rank = 0;
+    if (name == "fold" || name == "unfold") {
+      rank = 2;
+    } else if (name.size() > 2 && name.back() == 'd' && name[name.size() - 2] >= '1' &&
+               name[name.size() - 2] <= '3') {
+      rank = static_cast<size_t>(name[name.size() - 2] - '0');
+    }
+    if (rank == 0) continue;
+    std::vector<torch::jit::Function*> functions = find_script_functions(gm, n->target());
+    if (functions.empty()) functions = find_unit_functions(gm, n->target());
+    // Boolean dispatch (max_pool2d): what TorchScript compiled is `_max_pool2d`,
+    // of the same parameters, which an export calls (torchscript_export.cc).
+    if (functions.empty()) functions = find_unit_functions(gm, absl::StrCat("torch.nn.functional._", name));
+    if (functions.empty()) continue;
+    Arguments args = n->args();
+    Kwargs kwargs = n->kwargs();
+    const auto& params = functions[0]->getSchema().arguments();
+    for (size_t i = 0; i < params.size(); ++i) {
+      const c10::Argument& p = params[i];
+      if (p.N().has_value() || p.type()->kind() != c10::TypeKind::ListType) continue;
+      const c10::TypeKind element = p.type()->expectRef<c10::ListType>().getElementType()->kind();
+      if (element != c10::TypeKind::IntType && element != c10::TypeKind::FloatType) continue;
+      auto broadcast = [&](Argument& a) {
+        if (a.is_int() || (a.is_double() && element == c10::TypeKind::FloatType)) {
+          a = Argument::List(std::vector<Argument>(rank, a));
+        }
+      };
+      if (i < args.size()) broadcast(args[i]);
+      for (auto& [key, value] : kwargs) {
+        if (key == p.name()) broadcast(value);
+      }
+    }
+    n->set_args(std::move(args));
+    n->set_kwargs(std::move(kwargs));
+  }
+}
+
 absl::Status check_node_type(const Node& n, const torch::jit::CompilationUnit* unit,
                              std::string* where) {
   const MetaValue* declared = n.meta().find(kTorchScriptTypeKey);

@@ -59,6 +59,15 @@ absl::Status add_leaf_function(GraphModule& gm,
                                const std::shared_ptr<torch::jit::CompilationUnit>& unit,
                                const std::string& target, const std::string& name);
 
+// A number given to torch.nn.functional's BroadcastingListN parameter, as
+// the list TorchScript's compiler makes of it (`F.adaptive_avg_pool2d(x, 1)`
+// takes [1, 1]): a call of the model's code for a call_function node passes
+// through a schema that says `int[]` without N, since the saved code keeps no
+// annotation. N is the function's dimensionality (`max_pool2d`, `conv3d`;
+// fold and unfold take 2). Only where the model's code has the function
+// (or, for those Python dispatches on `return_indices`, `_max_pool2d`).
+void broadcast_list_arguments(GraphModule& gm);
+
 // A node's type is pasted into printed code and exported source as it is
 // written, so it must be a type annotation (dotted names, with brackets and
 // commas, nested at most 32 deep) of types TorchScript knows, or the
