@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fxrun_process.h"
+#include "tests/testing/platform_bugs.h"
 #include "tests/testing/runfiles.h"
 
 namespace fx {
@@ -58,6 +59,7 @@ TEST_P(FoldingPipelineTest, ChecksAgainstTheModelAtBothLevels) {
 // With oneDNN's layout after folding (issue 23's speed): the convolutions
 // that run in it are aten::mkldnn_convolution, and the outputs are checked.
 TEST_P(FoldingPipelineTest, ChecksInOneDnnsLayout) {
+  if (!::fx::testing::onednn_binary_ops_work()) GTEST_SKIP() << ::fx::testing::kOneDnnBinaryOpsBroken;
   Result r = fxrun(absl::StrCat(
       "--model=", fixture(GetParam()),
       " --passes=inline{recurse=true},fold_bn,const_fold,cse,dce,shape_prop{device=meta},"
@@ -75,6 +77,7 @@ TEST_P(FoldingPipelineTest, ChecksInOneDnnsLayout) {
 // fused, the outputs are checked; on 1.13 the pass says it has nothing to
 // fuse with and the graph runs as folded.
 TEST_P(FoldingPipelineTest, ChecksWithOneDnnPostOps) {
+  if (!::fx::testing::onednn_binary_ops_work()) GTEST_SKIP() << ::fx::testing::kOneDnnBinaryOpsBroken;
   Result r = fxrun(absl::StrCat(
       "--model=", fixture(GetParam()),
       " --passes=inline{recurse=true},fold_bn,const_fold,cse,dce,shape_prop{device=meta},"
@@ -137,6 +140,7 @@ TEST(FoldingSaveTest, TheSavedProgramReadsBackAndChecks) {
 // holding its reordered weights is refused by every --save format, naming
 // the attribute and what to do, and no file is left.
 TEST(FoldingSaveTest, OneDnnsLayoutRunsExportedProgramsAndIsNotSaved) {
+  if (!::fx::testing::onednn_binary_ops_work()) GTEST_SKIP() << ::fx::testing::kOneDnnBinaryOpsBroken;
   for (const char* version : {"2.6", "2.14"}) {
     SCOPED_TRACE(version);
     const std::string dir =

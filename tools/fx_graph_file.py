@@ -155,6 +155,8 @@ def _indexes_with_slices(n):
     if n.op != "call_function" or n.target is not operator.getitem or len(n.args) != 2 or n.kwargs:
         return False
     index = n.args[1]
+    if index == ():
+        return True  # x[()]: all of x
     items = index if isinstance(index, tuple) else (index,)
     return any(isinstance(i, slice) or i is Ellipsis or i is None for i in items)
 
@@ -166,10 +168,12 @@ def _index_calls(n, taken):
     the front, items after it from the back."""
     where = "node '%s'" % n.name
     x, index = n.args
+    if index == ():
+        return [(n.name, "call_function", "aten::alias", [_encode(x, where + ".args[0]")], {})]
     if isinstance(index, slice):
         # A tensor's or a list's (x.shape[1:]): the runtime picks the overload by x.
         kwargs = {"start": index.start, "end": index.stop, "step": 1 if index.step is None else index.step}
-        return [(n.name, "aten::slice", [_encode(x, where + ".args[0]")],
+        return [(n.name, "call_function", "aten::slice", [_encode(x, where + ".args[0]")],
                  {k: _encode(v, "%s.args[1].%s" % (where, k)) for k, v in kwargs.items()})]
     items = index if isinstance(index, tuple) else (index,)
     if sum(i is Ellipsis for i in items) > 1:
@@ -184,11 +188,15 @@ def _index_calls(n, taken):
             steps.append(("aten::unsqueeze", [dim]))
         elif isinstance(item, int) and not isinstance(item, bool):
             steps.append(("aten::select.int", [dim, item]))
+        elif isinstance(item, torch.fx.Node):
+            raise GraphFileError(
+                "node '%s': index item %s next to a slice, Ellipsis or None is a value of the graph, "
+                "which may be an int (x.select) or a tensor (advanced indexing): write x.select(dim, i) "
+                "or torch.index_select(x, dim, i) in the model instead" % (n.name, item.name))
         else:
             raise GraphFileError(
-                "node '%s': index item %r next to a slice, Ellipsis or None is not an int: "
-                "a graph file holds basic indexing only (x[:, i] with i a tensor is advanced "
-                "indexing; call torch.index_select or x.select instead)" % (n.name, item))
+                "node '%s': index item %r next to a slice, Ellipsis or None is not an int, a slice, "
+                "None or Ellipsis" % (n.name, item))
 
     dim = 0
     for item in items[:cut]:
@@ -200,18 +208,35 @@ def _index_calls(n, taken):
         dim -= 0 if isinstance(item, int) else 1
     if not steps:
         steps.append(("aten::alias", []))  # x[...] and x[()]: a view of all of x
+    # Items on both sides of an Ellipsis count dimensions from both ends:
+    # Python refuses an x with fewer dimensions than they take, and so must
+    # the graph (x[:, ..., 0] of a 1-d x would select from the sliced one).
+    taken_dims = sum(1 for i in items if i is not None and i is not Ellipsis)
+    checks = []
+    if cut < len(items) and any(i is not None for i in items[:cut]) and \
+            any(i is not None for i in items[cut + 1:]):
+        dim_name, ok_name = _fresh("%s_dim" % n.name, taken), _fresh("%s_dim_ok" % n.name, taken)
+        checks = [(dim_name, "call_method", "dim", [_encode(x, where + ".args[0]")], {}),
+                  (ok_name, "call_function", "operator.ge", [{"node": dim_name}, taken_dims], {}),
+                  (_fresh("_assert_%s" % n.name, taken), "call_function", "torch._assert",
+                   [{"node": ok_name}, "too many indices for tensor of dimension (index of node '%s')" % n.name],
+                   {})]
     calls, value = [], _encode(x, where + ".args[0]")
     for i, (target, rest) in enumerate(steps):
-        name = n.name
-        if i + 1 < len(steps):
-            k = i
-            while "%s_index_%d" % (n.name, k) in taken:
-                k += 1
-            name = "%s_index_%d" % (n.name, k)
-            taken.add(name)
-        calls.append((name, target, [value] + [_encode(a, where + ".args[1]") for a in rest], {}))
+        name = n.name if i + 1 == len(steps) else _fresh("%s_index_%d" % (n.name, i), taken)
+        calls.append((name, "call_function", target, [value] + [_encode(a, where + ".args[1]") for a in rest], {}))
         value = {"node": name}
-    return calls
+    return checks + calls
+
+
+def _fresh(name, taken):
+    """`name`, or `name_1`, `name_2`, ...: the first not in `taken` (then taken)."""
+    k, fresh = 0, name
+    while fresh in taken:
+        k += 1
+        fresh = "%s_%d" % (name, k)
+    taken.add(fresh)
+    return fresh
 
 
 def _set_users(nodes):
@@ -242,8 +267,8 @@ def graph_file(gm):
     for n in gm.graph.nodes:
         where = "node '%s'" % n.name
         if _indexes_with_slices(n):
-            for name, target, args, kwargs in _index_calls(n, taken):
-                nodes.append({"name": name, "op": "call_function", "target": target, "args": args,
+            for name, op, target, args, kwargs in _index_calls(n, taken):
+                nodes.append({"name": name, "op": op, "target": target, "args": args,
                               "kwargs": kwargs, "users": [], "meta": {}})
             continue
         entry = {"name": n.name, "op": n.op, "target": _target_name(n),

@@ -313,6 +313,22 @@ TEST(GraphFileTorchFxTest, FunctionalCallsExportAsTheirAtenOperators) {
   ASSERT_EQ(ran.size(), 2u);
   expect_tensor(ran[0], got[0].toTensor(), "run");
 
+  // Python's unique_consecutive returns a tensor where aten's returns a tuple,
+  // and math.floor of a tensor an int where aten's gives a tensor: both are
+  // refused, running and saving, not computed otherwise.
+  for (const std::string& node :
+       {call("f", "call_function", "torch.functional.unique_consecutive", R"([{"node": "x"}])",
+             R"({"return_inverse": false, "return_counts": false, "dim": null})"),
+        call("f", "call_function", "math.floor", R"([{"node": "x"}])")}) {
+    GraphModule gm = read(graph_file({"x"}, {node}, {"f"}));
+    auto saved = export_to_torchscript(gm);
+    ASSERT_FALSE(saved.ok()) << node;
+    EXPECT_THAT(std::string(saved.status().message()), HasSubstr("cannot export node 'f'"));
+    auto ran = gm.forward({at::randn({4})});
+    ASSERT_FALSE(ran.ok()) << node;
+    EXPECT_THAT(std::string(ran.status().message()), HasSubstr("node 'f'"));
+  }
+
   // The adaptive ones return (values, indices) from aten: refused, not a tuple
   // where the graph has a tensor.
   GraphModule adaptive = read(graph_file(

@@ -27,6 +27,7 @@
 #include "runtime/interpreter/interpreter.h"
 #include "runtime/kernels/mkldnn_kernels.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/platform_bugs.h"
 #include "tests/testing/runfiles.h"
 #include "tests/testing/values.h"
 #include "tracer/tracer.h"
@@ -46,6 +47,7 @@ class MkldnnLayoutTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!at::hasMKLDNN()) GTEST_SKIP() << "this libtorch has no MKLDNN";
+    if (!testing::onednn_binary_ops_work()) GTEST_SKIP() << testing::kOneDnnBinaryOpsBroken;
     PluginRegistrar r({"mkldnn_layout_test", "1", ""});
     register_mkldnn_layout(r);
     register_fold_bn(r);

@@ -124,6 +124,19 @@ absl::StatusOr<PythonTarget> python_target(Op op, absl::string_view target) {
     // `ns::name` without an overload: any overload that fits.
     return PythonTarget{{std::string(target)}, ""};
   }
+  // Python functions that return a tensor or a tuple by a flag (boolean
+  // dispatch), where aten's operator of the name returns the tuple always:
+  // run as the model's TorchScript compiled them, or not at all.
+  for (absl::string_view dispatched :
+       {"torch.functional.unique", "torch.functional.unique_consecutive", "torch.functional.lu",
+        "torch.nn.functional.fractional_max_pool2d", "torch.nn.functional.fractional_max_pool3d"}) {
+    if (target == dispatched) {
+      return absl::UnimplementedError(absl::StrCat(
+          "cannot run call_function target '", target, "': Python returns a tensor or a tuple "
+          "by its return_* flags, where aten's operator of the name returns the tuple; the "
+          "model file's TorchScript has no function for it"));
+    }
+  }
   // torch's functions (`torch.add`, `torch.nn.functional.relu`, a builtin
   // `len`) are the aten operators of their name; not `torch.nope.add`.
   absl::string_view name = target;

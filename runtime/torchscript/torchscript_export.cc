@@ -16,6 +16,7 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <algorithm>
+#include <iterator>
 #include <functional>
 #include <tuple>
 
@@ -245,6 +246,37 @@ class ExportResolver : public jit::Resolver {
   absl::flat_hash_map<std::string, std::vector<jit::StrongFunctionPtr>> unit_functions_;  // by target
 };
 
+// Python's math module: aten's operators of the name on numbers. On a tensor
+// Python's math.floor gives an int where aten::floor gives a tensor, so a
+// tensor is refused, as the runtime refuses it.
+class MathFunctionValue : public SugaredValue {
+ public:
+  explicit MathFunctionValue(std::string name) : name_(std::move(name)) {}
+  std::string kind() const override { return "math function"; }
+  SugaredValuePtr call(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       at::ArrayRef<jit::NamedValue> args, at::ArrayRef<jit::NamedValue> kwargs,
+                       size_t n_binders) override {
+    for (const jit::NamedValue& a : args) {
+      if (a.value(*m.graph())->type()->isSubtypeOf(*c10::TensorType::get())) {
+        throw jit::ErrorReport(loc) << "math." << name_ << " takes Python numbers, not a Tensor";
+      }
+    }
+    return jit::BuiltinModule("aten").attr(loc, m, name_)->call(loc, m, args, kwargs, n_binders);
+  }
+
+ private:
+  std::string name_;
+};
+
+class MathModuleValue : public SugaredValue {
+ public:
+  std::string kind() const override { return "module"; }
+  SugaredValuePtr attr(const jit::SourceRange& loc, jit::GraphFunction& m,
+                       const std::string& field) override {
+    return std::make_shared<MathFunctionValue>(field);
+  }
+};
+
 // A dotted name on the way to a leaf function or a torch name.
 class NamespaceValue : public SugaredValue {
  public:
@@ -275,8 +307,8 @@ SugaredValuePtr ExportResolver::lookup(const std::string& path, const jit::Sourc
     return std::make_shared<jit::FunctionValue>(it->second);
   }
   // Python's math module (math.sqrt(x.size(-1))), as TorchScript's Python
-  // frontend resolves it: aten's number operators.
-  if (path == "math") return std::make_shared<jit::BuiltinModule>("aten");
+  // frontend resolves it: aten's number operators, never a tensor's.
+  if (path == "math") return std::make_shared<MathModuleValue>();
   if (auto it = named_tuples_.find(path); it != named_tuples_.end()) {
     return std::make_shared<jit::NamedTupleConstructor>(it->second);
   }
@@ -506,13 +538,26 @@ absl::Status check_expressible(const GraphModule& gm, const Graph& graph) {
 // function TorchScript compiled for that (`_max_pool2d`), else aten's
 // `max_pool2d` with `stride=None` as aten's default (the kernel size); the
 // adaptive ones return (values, indices) from aten, so they stay as they
-// are (refused). Any other: the aten operator of its name, which is what the
-// runtime binds (runtime/interpreter/node_calls.cc) and TorchScript then
-// matches as it does (`torch.pad`).
+// are (refused). The functions whose Python signature and result are aten's
+// operator of the same name, as torch.fx records their calls
+// (kAtenLikeFunctions): that operator, as TorchScript matches it. Any other
+// stays as it is, which TorchScript refuses: aten's namesake may take its
+// arguments in another order (embedding, batch_norm), lack its keywords
+// (relu's inplace) or return a tuple where Python returns a tensor
+// (unique_consecutive).
+constexpr absl::string_view kAtenLikeFunctions[] = {
+    "pad", "layer_norm", "group_norm", "glu", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d", "split", "einsum", "meshgrid", "atleast_1d", "atleast_2d",
+    "atleast_3d", "block_diag", "cartesian_prod", "chain_matmul", "broadcast_tensors",
+};
+
 void respell_functional_call(const GraphModule& gm, Node& n, absl::string_view name) {
   const bool adaptive = absl::StartsWith(name, "adaptive_max_pool");
   if (!adaptive && !absl::StartsWith(name, "max_pool")) {
-    n.set_target(absl::StrCat("torch.", name));
+    if (std::find(std::begin(kAtenLikeFunctions), std::end(kAtenLikeFunctions), name) !=
+        std::end(kAtenLikeFunctions)) {
+      n.set_target(absl::StrCat("torch.", name));
+    }
     return;
   }
   const size_t position = adaptive ? 2 : 6;  // of return_indices

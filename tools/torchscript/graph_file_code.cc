@@ -170,8 +170,12 @@ void broadcast_list_arguments(GraphModule& gm) {
     const auto& params = functions[0]->getSchema().arguments();
     for (size_t i = 0; i < params.size(); ++i) {
       const c10::Argument& p = params[i];
-      if (p.N().has_value() || p.type()->kind() != c10::TypeKind::ListType) continue;
-      const c10::TypeKind element = p.type()->expectRef<c10::ListType>().getElementType()->kind();
+      c10::TypePtr type = p.type();  // BroadcastingList2[int], or Optional of one (a stride)
+      if (type->kind() == c10::TypeKind::OptionalType) {
+        type = type->expectRef<c10::OptionalType>().getElementType();
+      }
+      if (p.N().has_value() || type->kind() != c10::TypeKind::ListType) continue;
+      const c10::TypeKind element = type->expectRef<c10::ListType>().getElementType()->kind();
       if (element != c10::TypeKind::IntType && element != c10::TypeKind::FloatType) continue;
       auto broadcast = [&](Argument& a) {
         if (a.is_int() || (a.is_double() && element == c10::TypeKind::FloatType)) {
