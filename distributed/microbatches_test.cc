@@ -1,7 +1,14 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "distributed/microbatches.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/scalar_tensor.h>
+#include <ATen/ops/tensor_split.h>
 
 #include "core/graph.h"
 #include "gmock/gmock.h"

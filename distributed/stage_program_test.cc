@@ -1,7 +1,10 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "distributed/stage_program.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/rand.h>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -8,7 +8,13 @@
 #include <future>
 #include <thread>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/tensor.h>
 #include <torch/cuda.h>
 
 #include "distributed/process_group.h"

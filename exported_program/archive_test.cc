@@ -1,7 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "exported_program/archive.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include <string>
 

@@ -1,7 +1,9 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "exported_program/torch_load.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/randn.h>
 
 #include <string>
 

@@ -5,7 +5,7 @@
 // torch 2.x: tests/exported_programs_test.)
 #include "exported_program/writer.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include <algorithm>
 #include <map>

@@ -1,9 +1,13 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "fx/archive_check.h"
 
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/zeros.h>
 #include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
 #include <torch/csrc/jit/serialization/pickle.h>
-#include <torch/script.h>
 
 #include <sstream>
 #include <string>
@@ -75,13 +79,13 @@ TEST(ArchiveCheckTest, StreamsItCannotFollowAreLeftToLibtorch) {
 
 TEST(ArchiveCheckTest, WhatTorchSavesPasses) {
   c10::IValue nested = c10::ivalue::Tuple::create(
-      {torch::ones({2, 3}), c10::List<at::Tensor>({torch::zeros({4})}),
-       c10::ivalue::Tuple::create({torch::ones({1}), int64_t{3}, std::string("List[int]")})});
+      {at::ones({2, 3}), c10::List<at::Tensor>({at::zeros({4})}),
+       c10::ivalue::Tuple::create({at::ones({1}), int64_t{3}, std::string("List[int]")})});
   const std::vector<char> saved = torch::jit::pickle_save(nested);
   EXPECT_TRUE(check_archive_bytes(absl::string_view(saved.data(), saved.size())).ok());
 
   torch::jit::Module m("m");
-  m.register_parameter("weight", torch::ones({3}), false);
+  m.register_parameter("weight", at::ones({3}), false);
   m.define(R"(
 def forward(self, x, y: int = 3):
     # a comment (((((
@@ -142,14 +146,14 @@ TEST(ArchiveCheckTest, ArchiveErrorsNameTheRecord) {
 }
 
 TEST(ArchiveCheckTest, TensorsReachingPastTheirStorageAreRefused) {
-  at::Tensor t = torch::ones({100});
+  at::Tensor t = at::ones({100});
   EXPECT_TRUE(check_tensors_in_bounds(t).ok());
   t.storage().set_nbytes(16);
   const absl::Status s = check_tensors_in_bounds(c10::ivalue::Tuple::create({int64_t{1}, c10::List<at::Tensor>({t})}));
   EXPECT_THAT(s.message(), HasSubstr("a tensor reaches past its storage (400 bytes of 16)"));
 
   torch::jit::Module m("m");
-  at::Tensor weight = torch::ones({8});
+  at::Tensor weight = at::ones({8});
   m.register_parameter("weight", weight, false);
   weight.storage().set_nbytes(4);
   EXPECT_THAT(check_module_tensors(m).message(), HasSubstr("reaches past its storage"));

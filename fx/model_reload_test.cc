@@ -11,7 +11,8 @@
 #include <cstdio>
 #include <string>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/rand.h>
 
 #include "fx/fx.h"
 #include "gtest/gtest.h"

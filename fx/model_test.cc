@@ -14,7 +14,12 @@
 #include <utility>
 #include <vector>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/relu.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include "absl/strings/str_cat.h"

@@ -1,7 +1,12 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/module.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/zeros.h>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,7 +1,14 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/operator_aliasing.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/atleast_2d.h>
+#include <ATen/ops/atleast_3d.h>
+#include <ATen/ops/broadcast_tensors.h>
+#include <ATen/ops/conj_physical.h>
+#include <ATen/ops/dropout.h>
+#include <ATen/ops/einsum.h>
+#include <ATen/ops/randn.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include <algorithm>

@@ -1,7 +1,10 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/value_conversion.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/zeros.h>
 
 #include "gtest/gtest.h"
 

@@ -14,7 +14,7 @@
 //     opcodes and targets otherwise (the tracer numbers names again: without
 //     an unused `getitem_1` the next is `getitem_1`, and the inliner's names
 //     are the inliner's).
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 

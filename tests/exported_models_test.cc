@@ -7,7 +7,7 @@
 // read again, and the written programs loaded by the platform's Python
 // (torch.export.load) and run. On a platform whose torch cannot export
 // (Debian 12's 1.13) the fixtures are empty and the tests skip, saying so.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include <cstdlib>
 #include <filesystem>

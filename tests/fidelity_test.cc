@@ -30,6 +30,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/real_models.h"
+#include "tests/testing/tracing.h"
 #include "tracer/tracer.h"
 
 namespace fx {
@@ -91,7 +92,7 @@ TEST(FidelityTest, CorpusGraphsAgainstTorchFx) {
     // What the model's own code wraps for torch.fx (torch.fx.wrap), as a
     // torch.fx user has it.
     if (name == "tensor_product") options.leaf_functions = {"tensor_product._empty0"};
-    auto gm = Tracer(options).trace(testing::load_fixture(name + ".pt"));
+    auto gm = testing::trace_fixture_result(name + ".pt", options);
     if (!gm.ok()) {
       verdicts[name] = {"refused", std::string(gm.status().message()).substr(0, 120)};
       continue;

@@ -8,9 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/ones.h>
 #include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
 #include <torch/csrc/jit/serialization/pickle.h>
-#include <torch/script.h>
 
 #include <fstream>
 #include <string>
@@ -254,8 +257,8 @@ TEST(FxrunCraftedFilesTest, FilesTorchSaveWroteAreCalledSo) {
   // A dict libtorch reads (several items): still not inputs.
   const std::string dict = temporary_path("dict.pt");
   c10::Dict<std::string, at::Tensor> items;
-  items.insert("a", torch::ones({2}));
-  items.insert("b", torch::ones({2}));
+  items.insert("a", at::ones({2}));
+  items.insert("b", at::ones({2}));
   const std::vector<char> bytes = torch::jit::pickle_save(items);
   write_file(dict, std::string(bytes.begin(), bytes.end()));
   expect_one_error_line(fxrun("--model=" + m1() + " --run --input=" + dict), "holds a dict", "dict");

@@ -11,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ATen/core/Tensor.h>
 #include <caffe2/serialize/inline_container.h>
-#include <torch/script.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
 
 #include <array>
 #include <cstdio>

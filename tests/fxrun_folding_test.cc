@@ -4,7 +4,9 @@
 // every torchvision fixture, at module and ATen level, checked against the
 // TorchScript module; and the folded module saved as TorchScript and as a
 // torch.export program, then read back and checked.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/randn.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/version.h>
 

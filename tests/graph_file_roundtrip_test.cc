@@ -7,6 +7,7 @@
 // TorchScript model.
 #include <memory>
 #include <string>
+#include <torch/csrc/jit/api/module.h>
 
 #include "absl/strings/str_cat.h"
 #include "core/printer.h"

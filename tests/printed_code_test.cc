@@ -5,7 +5,7 @@
 // `inline{recurse=true},dce{submodules=true}`, the code is executed in Python
 // with PyTorch against the module's state (tests/testing/run_printed_code.py)
 // and must compute what the TorchScript model computes.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
@@ -16,6 +16,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <torch/csrc/jit/api/module.h>
 #include <vector>
 
 #include "absl/strings/match.h"

@@ -3,7 +3,26 @@
 // Walks core/python_operators.def: every Python operator prints as Python
 // writes it, records through Proxy, and runs in the runtime with Python's
 // meaning (checked against libtorch computing the same thing directly).
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/abs.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/bitwise_not.h>
+#include <ATen/ops/eq.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/floor_divide.h>
+#include <ATen/ops/full_like.h>
+#include <ATen/ops/ge.h>
+#include <ATen/ops/gt.h>
+#include <ATen/ops/le.h>
+#include <ATen/ops/lt.h>
+#include <ATen/ops/matmul.h>
+#include <ATen/ops/ne.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/pow.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/remainder.h>
+#include <ATen/ops/tensor.h>
 
 #include <functional>
 #include <map>

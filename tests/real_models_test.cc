@@ -9,11 +9,13 @@
 // inputs, then once by the Interpreter: outputs and inputs mutated in place
 // must be equal, as traced and after each pipeline below. Tests below check what some
 // of them add: Optional arguments, parameter state, grad mode.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/randn.h>
 #include <torch/version.h>
 
 #include <map>
 #include <string>
+#include <torch/csrc/jit/api/module.h>
 #include <vector>
 
 #include "absl/strings/str_cat.h"

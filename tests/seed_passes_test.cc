@@ -2,7 +2,13 @@
 //
 // Seed 000's inliner and inverter as the in-tree pass plugins, loaded through
 // the same loader fxrun uses and run from pipeline strings.
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
+#include <torch/csrc/jit/api/module.h>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -11,6 +17,7 @@
 #include "plugins/plugin_loader.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/runfiles.h"
+#include "tests/testing/tracing.h"
 #include "tracer/symbolic_trace.h"
 
 namespace fx {
@@ -64,7 +71,7 @@ TEST_F(SeedPassesTest, InvertUndoesExpTan) {
   EXPECT_TRUE(at::allclose(back, x.to(at::kFloat), 1e-4, 1e-4)) << back;
 
   // The scripted module f, traced, inverted the same way.
-  auto gm = Tracer().trace(testing::load_fixture("exp_tan.pt"));
+  auto gm = testing::trace_fixture_result("exp_tan.pt");
   ASSERT_TRUE(run(*gm, "invert,dce").ok());
   EXPECT_TRUE(at::allclose(f((*gm)({x})->toTensor()), x.to(at::kFloat), 1e-4, 1e-4));
 }
@@ -85,7 +92,7 @@ TEST_F(SeedPassesTest, ResNet18InlinedByThePlugin) {
 }
 
 TEST_F(SeedPassesTest, PipelineErrorsComeFromTheRegistry) {
-  auto gm = Tracer().trace(testing::load_fixture("m1.pt"));
+  auto gm = testing::trace_fixture_result("m1.pt");
   EXPECT_THAT(std::string(run(*gm, "inlne").message()), HasSubstr("did you mean 'inline'?"));
   EXPECT_THAT(std::string(run(*gm, "invert").message()),
               HasSubstr("pass 'invert' failed: node 'relu' (call_module relu)"));

@@ -5,7 +5,13 @@
 #include <fstream>
 #include <sstream>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/relu.h>
+#include <torch/csrc/jit/api/module.h>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -19,6 +25,7 @@
 #include "runtime/torchscript/script_module.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/runfiles.h"
+#include "tests/testing/tracing.h"
 #include "tests/testing/values.h"
 #include "tracer/proxy.h"
 #include "tracer/symbolic_trace.h"
@@ -69,7 +76,7 @@ TEST(Seed000, ModulePathTracerOnResNet18PrintsTheSeedsTable) {
   auto tracer_ext = std::make_shared<ModulePathTracer>();
   Tracer tracer;
   tracer.add_extension(tracer_ext);
-  auto traced_rn18 = tracer.trace(testing::load_fixture("resnet18.pt"));
+  auto traced_rn18 = testing::trace_fixture_result("resnet18.pt", tracer);
   ASSERT_TRUE(traced_rn18.ok()) << traced_rn18.status();
 
   // for node in traced_rn18.nodes:
@@ -90,7 +97,7 @@ TEST(Seed000, ModulePathTracerOnResNet18PrintsTheSeedsTable) {
   ASSERT_EQ(want.size(), 71u);
   EXPECT_EQ(lines_without_trailing_blanks(printed), want);
   EXPECT_TRUE(traced_rn18->lint().ok()) << traced_rn18->lint();
-  testing::expect_runs_like_the_module(*traced_rn18, testing::load_fixture("resnet18.pt"),
+  testing::expect_runs_like_the_fixture(*traced_rn18, "resnet18.pt",
                                testing::example_inputs("resnet18"));
 }
 
@@ -104,7 +111,7 @@ class LowerReluTracer : public TracerExtension {
 };
 
 TEST(Seed000, M1IsACallModuleByDefaultAndACallFunctionWhenReluIsNotALeaf) {
-  auto default_traced = Tracer().trace(testing::load_fixture("m1.pt"));
+  auto default_traced = testing::trace_fixture_result("m1.pt");
   ASSERT_TRUE(default_traced.ok()) << default_traced.status();
   EXPECT_EQ(format_tabular(default_traced->graph()),
             "opcode       name    target    args     kwargs\n"
@@ -115,14 +122,14 @@ TEST(Seed000, M1IsACallModuleByDefaultAndACallFunctionWhenReluIsNotALeaf) {
 
   Tracer lower_relu_tracer;
   lower_relu_tracer.add_extension(std::make_shared<LowerReluTracer>());
-  auto custom_traced = lower_relu_tracer.trace(testing::load_fixture("m1.pt"));
+  auto custom_traced = testing::trace_fixture_result("m1.pt", lower_relu_tracer);
   ASSERT_TRUE(custom_traced.ok()) << custom_traced.status();
   std::vector<std::string> ops;
   for (const Node* n : custom_traced->graph().nodes()) {
     ops.push_back(absl::StrCat(op_name(n->op()), " ", n->name()));
   }
   EXPECT_THAT(ops, ElementsAre("placeholder x", "call_function relu", "output output"));
-  testing::expect_runs_like_the_module(*custom_traced, testing::load_fixture("m1.pt"),
+  testing::expect_runs_like_the_fixture(*custom_traced, "m1.pt",
                                testing::example_inputs("m1"));
 }
 
@@ -148,14 +155,14 @@ bool assert_all_nodes_have_tags(const Graph& g) {
 TEST(Seed000, TaggingTracerTagsEveryNodeOfM2) {
   Tracer tracer;
   tracer.add_extension(std::make_shared<TaggingTracer>());
-  auto traced = tracer.trace(testing::load_fixture("m2.pt"));
+  auto traced = testing::trace_fixture_result("m2.pt", tracer);
   ASSERT_TRUE(traced.ok()) << traced.status();
   EXPECT_EQ(traced->graph().size(), 4u);  // a, b, add, output
   EXPECT_TRUE(assert_all_nodes_have_tags(traced->graph()));
 }
 
 TEST(Seed004, MyModuleHasTorchFxNamesAndStructure) {
-  auto gm = Tracer().trace(testing::load_fixture("my_module.pt"));
+  auto gm = testing::trace_fixture_result("my_module.pt");
   ASSERT_TRUE(gm.ok()) << gm.status();
   std::vector<std::string> rows;
   for (const Node* n : gm->graph().nodes()) {
@@ -177,12 +184,12 @@ TEST(Seed004, MyModuleHasTorchFxNamesAndStructure) {
   EXPECT_EQ(gm->graph().find_node("linear_weight")->target(), "linear.weight");
   EXPECT_EQ(gm->graph().find_node("sum_1")->args()[1], Argument::List({-1}));
   EXPECT_EQ(gm->graph().find_node("topk")->args()[1], Argument(3));
-  testing::expect_runs_like_the_module(*gm, testing::load_fixture("my_module.pt"),
+  testing::expect_runs_like_the_fixture(*gm, "my_module.pt",
                                testing::example_inputs("my_module"));
 }
 
 TEST(Seed003, SymbolicTraceOfSimpleModelIsAGraphModule) {
-  auto traced_model = Tracer().trace(testing::load_fixture("simple_model.pt"));
+  auto traced_model = testing::trace_fixture_result("simple_model.pt");
   ASSERT_TRUE(traced_model.ok()) << traced_model.status();
   EXPECT_EQ(traced_model->class_name(), "GraphModule");
   EXPECT_EQ(traced_model->code(),
@@ -212,7 +219,7 @@ TEST(Seed003, GraphToModuleWithANewGraph) {
 TEST(Seed000, ExpTanAsAFunctionAndAsAModule) {
   auto f = [](auto x) { return exp(tan(x)); };
   GraphModule from_lambda = symbolic_trace(f, "x");
-  auto from_module = Tracer().trace(testing::load_fixture("exp_tan.pt"));
+  auto from_module = testing::trace_fixture_result("exp_tan.pt");
   ASSERT_TRUE(from_module.ok()) << from_module.status();
   at::Tensor x = at::arange(5) + 1;
   auto a = from_lambda({x});
@@ -223,7 +230,7 @@ TEST(Seed000, ExpTanAsAFunctionAndAsAModule) {
 }
 
 TEST(Seed003, ControlFlowOnInputsFailsNamingTheLine) {
-  auto gm = Tracer().trace(testing::load_fixture("control_flow.pt"));
+  auto gm = testing::trace_fixture_result("control_flow.pt");
   ASSERT_FALSE(gm.ok());
   EXPECT_THAT(std::string(gm.status().message()), HasSubstr("seed_models.py:"));
   EXPECT_THAT(std::string(gm.status().message()), HasSubstr("if x.sum() > 0:"));

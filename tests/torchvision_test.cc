@@ -5,6 +5,7 @@
 // the graphs lint, and they compute what the scripted models compute.
 #include <fstream>
 #include <string>
+#include <torch/csrc/jit/api/module.h>
 #include <vector>
 
 #include "gmock/gmock.h"

@@ -1,7 +1,12 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tools/graph_file.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/eye.h>
+#include <ATen/ops/ones.h>
 
 #include <cmath>
 #include <limits>

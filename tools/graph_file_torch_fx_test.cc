@@ -4,7 +4,27 @@
 // 1.13: node.target spelled by torch.fx.node._get_qualified_name) run, in
 // the Interpreter and the execution plan, and compute what PyTorch computes;
 // what cannot run is refused naming the node and its target.
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/adaptive_max_pool2d.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/constant_pad_nd.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/flatten.h>
+#include <ATen/ops/frobenius_norm.h>
+#include <ATen/ops/gelu.h>
+#include <ATen/ops/layer_norm.h>
+#include <ATen/ops/leaky_relu.h>
+#include <ATen/ops/linear.h>
+#include <ATen/ops/log_softmax.h>
+#include <ATen/ops/max.h>
+#include <ATen/ops/max_pool1d.h>
+#include <ATen/ops/max_pool2d.h>
+#include <ATen/ops/norm.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/relu.h>
+#include <ATen/ops/softmax.h>
 
 #include <cmath>
 #include <memory>

@@ -1,7 +1,13 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tracer/proxy.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/matmul.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/softmax.h>
 
 #include "absl/strings/str_cat.h"
 #include "core/printer.h"

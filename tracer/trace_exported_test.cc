@@ -3,7 +3,8 @@
 // Reading torch.export programs (the committed programs of torch 2.6 and
 // 2.14) through the tracer: what the graph looks like, what it computes, and
 // what tracer extensions see.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/randn.h>
 
 #include <map>
 #include <memory>

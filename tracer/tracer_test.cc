@@ -1,11 +1,20 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tracer/tracer.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/remainder.h>
+#include <ATen/ops/zeros.h>
 
 #include <map>
 #include <memory>
 #include <string>
+#include <torch/csrc/jit/api/module.h>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -65,7 +74,7 @@ TEST(TracerTest, TensorConstantsBecomeAttributesOfTheGraphModule) {
               ElementsAre("_tensor_constant0", "_tensor_constant1"));
   EXPECT_TRUE(gm.own_attributes().contains("_tensor_constant0"));
   EXPECT_TRUE(gm.get_attr("_tensor_constant1")->isTensor());
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("frozen_linear.pt"), {at::rand({2, 4})});
+  testing::expect_runs_like_the_fixture(gm, "frozen_linear.pt", {at::rand({2, 4})});
 }
 
 // torch.jit.trace records `t * 0.01` with 0.01 as a 0-dim float64 tensor
@@ -78,7 +87,7 @@ TEST(TracerTest, TracedPythonNumbersPromoteAsPyTorchRunsThem) {
   GraphModule gm = trace_fixture("traced_numbers.pt");
   const at::Tensor t = at::arange(5) * 7;
   const at::Tensor mask = at::remainder(t, 3).eq(0);
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("traced_numbers.pt"), {t, mask});
+  testing::expect_runs_like_the_fixture(gm, "traced_numbers.pt", {t, mask});
   // The numbers are literals of the calls; the two constants kept tensors
   // (where's and the first operand's, one HALF) are one attribute.
   EXPECT_THAT(node_targets(gm.graph(), Op::kGetAttr), ElementsAre("_tensor_constant0"));
@@ -113,7 +122,7 @@ TEST(TracerTest, AttributesDecideConditionsAndLoopsAtTraceTime) {
   EXPECT_THAT(code, ::testing::Not(HasSubstr("aten.mul.Tensor(x, 2)")));
   EXPECT_THAT(code, HasSubstr("add = torch.ops.aten.add.Scalar(x, 0)"));
   EXPECT_THAT(code, HasSubstr("add_1 = torch.ops.aten.add.Scalar(add, 1)"));
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("ops.pt"),
+  testing::expect_runs_like_the_fixture(gm, "ops.pt",
                                {at::rand({2, 4}), at::rand({2, 4})});
 }
 
@@ -187,7 +196,7 @@ TEST(TracerTest, InPlaceOperatorsAreFunctionalisedOnlyWhereUnobservable) {
 }
 
 TEST(TracerTest, ControlFlowOnInputsIsAnErrorNamingTheSourceLine) {
-  auto gm = Tracer().trace(testing::load_fixture("control_flow.pt"));
+  auto gm = testing::trace_fixture_result("control_flow.pt");
   ASSERT_FALSE(gm.ok());
   const std::string message(gm.status().message());
   EXPECT_THAT(message, HasSubstr("seed_models.py:"));
@@ -197,7 +206,7 @@ TEST(TracerTest, ControlFlowOnInputsIsAnErrorNamingTheSourceLine) {
 }
 
 TEST(TracerTest, LeafFunctionsAreRecordedWholeAndRun) {
-  auto failed = Tracer().trace(testing::load_fixture("leaf_function.pt"));
+  auto failed = testing::trace_fixture_result("leaf_function.pt");
   ASSERT_FALSE(failed.ok());
   EXPECT_THAT(std::string(failed.status().message()), HasSubstr("leaf_functions"));
   EXPECT_THAT(std::string(failed.status().message()), HasSubstr("in function clip"));
@@ -210,7 +219,7 @@ TEST(TracerTest, LeafFunctionsAreRecordedWholeAndRun) {
   EXPECT_EQ(clip->op(), Op::kCallFunction);
   EXPECT_EQ(clip->target(), "clip");
   for (double sign : {1.0, -1.0}) {
-    testing::expect_runs_like_the_module(gm, testing::load_fixture("leaf_function.pt"),
+    testing::expect_runs_like_the_fixture(gm, "leaf_function.pt",
                                  {at::rand({3}) * sign});
   }
 }
@@ -221,7 +230,7 @@ TEST(TracerTest, FormattedMessagesAreBuiltWhileTracing) {
 }
 
 TEST(TracerTest, ModuleStateMutationIsAnError) {
-  auto gm = Tracer().trace(testing::load_fixture("stateful.pt"));
+  auto gm = testing::trace_fixture_result("stateful.pt");
   ASSERT_FALSE(gm.ok());
   EXPECT_THAT(std::string(gm.status().message()), HasSubstr("assigns module attribute 'calls'"));
   EXPECT_THAT(std::string(gm.status().message()), HasSubstr("tracer_models.py:"));
@@ -230,7 +239,7 @@ TEST(TracerTest, ModuleStateMutationIsAnError) {
 TEST(TracerTest, MissingMethodIsAnError) {
   TraceOptions options;
   options.method = "predict";
-  auto gm = Tracer(options).trace(testing::load_fixture("m1.pt"));
+  auto gm = testing::trace_fixture_result("m1.pt", options);
   ASSERT_FALSE(gm.ok());
   EXPECT_THAT(std::string(gm.status().message()), HasSubstr("no method 'predict'"));
 }
@@ -274,7 +283,7 @@ TEST(TracerTest, ExtensionsComposeInOrder) {
   Tracer tracer;
   tracer.add_extension(std::make_shared<Recorder>("a", &log));
   tracer.add_extension(std::make_shared<Recorder>("b", &log));
-  auto gm = tracer.trace(testing::load_fixture("m1.pt"));
+  auto gm = testing::trace_fixture_result("m1.pt", tracer);
   ASSERT_TRUE(gm.ok()) << gm.status();
   EXPECT_THAT(log, ElementsAre("a:begin", "b:begin",                                    //
                                "a:create_proxy:placeholder", "b:create_proxy:placeholder",
@@ -301,7 +310,7 @@ class LowerRelu : public TracerExtension {
 TEST(TracerTest, LeafDecisionsCanBeOverridden) {
   Tracer tracer;
   tracer.add_extension(std::make_shared<LowerRelu>());
-  auto gm = tracer.trace(testing::load_fixture("m1.pt"));
+  auto gm = testing::trace_fixture_result("m1.pt", tracer);
   ASSERT_TRUE(gm.ok()) << gm.status();
   EXPECT_THAT(node_names(gm->graph()), ElementsAre("x", "relu", "output"));
   EXPECT_EQ(gm->graph().find_node("relu")->op(), Op::kCallFunction);
@@ -412,7 +421,7 @@ TEST(TracerTest, ModuleRefsAreTheGraphModulesModules) {
   auto recorder = std::make_shared<StateRecorder>();
   Tracer tracer;
   tracer.add_extension(recorder);
-  auto gm = tracer.trace(testing::load_fixture("my_module.pt"));
+  auto gm = testing::trace_fixture_result("my_module.pt", tracer);
   ASSERT_TRUE(gm.ok()) << gm.status();
   EXPECT_EQ(recorder->states.at(""), &gm->root());
   EXPECT_EQ(recorder->states.at("linear"), gm->get_submodule("linear")->get());
@@ -443,7 +452,7 @@ TEST(TracerTest, TraceIntoInlinesASubmoduleCall) {
   EXPECT_TRUE(gm.lint().ok()) << gm.lint();
   EXPECT_THAT(node_targets(g, Op::kCallModule), IsEmpty());
   EXPECT_EQ(body->to_node()->target(), "torch.nn.functional.relu");
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("m_relu_add.pt"), {at::randn({3, 2})});
+  testing::expect_runs_like_the_fixture(gm, "m_relu_add.pt", {at::randn({3, 2})});
 }
 
 TEST(TracerTest, TracedModulesComputeWhatTheirScriptsCompute) {
@@ -498,8 +507,7 @@ TEST(TracerTest, TracingIntoABodyKeepsInPlaceWritesToTheCallersValues) {
         << format_graph(gm.graph());
     EXPECT_TRUE(relu->is_impure());
     EXPECT_EQ(gm.graph().eliminate_dead_code(), 0u);
-    testing::expect_runs_like_the_module(
-        gm, testing::load_fixture("inplace_alias_relu.pt"),
+    testing::expect_runs_like_the_fixture(gm, "inplace_alias_relu.pt",
         testing::load_inputs(testing::fixture_path("inplace_alias_relu.inputs.pt")));
   }
 }
@@ -514,21 +522,21 @@ TEST(TracerTest, ConcreteArgsSpecialiseAndCheckAsTorchFxDoes) {
   ASSERT_EQ(gm.graph().find_nodes(Op::kCallFunction, "torch._assert").size(), 1u);
   const std::vector<c10::IValue> inputs =
       testing::load_inputs(testing::fixture_path("bool_arg.inputs.pt"));  // use_b=False
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("bool_arg.pt"), inputs);
+  testing::expect_runs_like_the_fixture(gm, "bool_arg.pt", inputs);
   auto wrong = gm({inputs[0], true});
   ASSERT_FALSE(wrong.ok());
   EXPECT_THAT(std::string(wrong.status().message()),
               HasSubstr("use_b has been specialized to have value False but got another value"));
 
   options.concrete_args = {{"use_c", true}};
-  auto unknown = Tracer(options).trace(testing::load_fixture("bool_arg.pt"));
+  auto unknown = testing::trace_fixture_result("bool_arg.pt", options);
   EXPECT_THAT(std::string(unknown.status().message()),
               HasSubstr("concrete_args names 'use_c', which forward does not take (did you mean "
                         "'use_b'?)"));
 
   // A Tensor argument is no Python value to fix (libtorch would make a tensor of True).
   options.concrete_args = {{"x", true}};
-  auto tensor = Tracer(options).trace(testing::load_fixture("bool_arg.pt"));
+  auto tensor = testing::trace_fixture_result("bool_arg.pt", options);
   EXPECT_THAT(std::string(tensor.status().message()),
               HasSubstr("concrete_args: argument 'x' of forward is a Tensor, which concrete_args "
                         "cannot fix to True"));

@@ -1,7 +1,13 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/const_fold/const_fold.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/zeros.h>
 
 #include <functional>
 #include <memory>

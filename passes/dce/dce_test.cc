@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/dce/dce.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/ones.h>
 
 #include "core/testing/graph_listing.h"
 #include "gmock/gmock.h"
@@ -64,7 +65,7 @@ TEST_F(DceTest, SubmodulesOptionDropsWhatTheGraphNoLongerReferences) {
   EXPECT_TRUE(gm.get_attr("linear.weight").ok());
   EXPECT_FALSE(gm.get_attr("param").ok());
   EXPECT_TRUE(gm.lint().ok()) << gm.lint();
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("my_module.pt"),
+  testing::expect_runs_like_the_fixture(gm, "my_module.pt",
                                testing::example_inputs("my_module"));
 
   // Once the graph returns its input, nothing else is referenced.

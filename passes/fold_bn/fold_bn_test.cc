@@ -1,7 +1,16 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/fold_bn/fold_bn.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/batch_norm.h>
+#include <ATen/ops/conv2d.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/relu.h>
+#include <ATen/ops/rsqrt.h>
+#include <ATen/ops/zeros.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <string>

@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/inline/inline.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/randn.h>
 
 #include "absl/strings/str_cat.h"
 #include "core/testing/graph_listing.h"
@@ -54,7 +55,7 @@ TEST(InlineTest, SeedModuleMBecomesReluPlusOne) {
   EXPECT_THAT(ops, ::testing::ElementsAre("placeholder x", "call_function relu_1",
                                           "call_function add", "output output"));
   EXPECT_EQ(gm.graph().find_node("relu_1")->target(), "torch.nn.functional.relu");
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("m_relu_add.pt"), {at::randn({4, 3})});
+  testing::expect_runs_like_the_fixture(gm, "m_relu_add.pt", {at::randn({4, 3})});
 }
 
 TEST(InlineTest, ResNet18HasNoCallModuleLeftAndComputesTheSame) {
@@ -62,7 +63,7 @@ TEST(InlineTest, ResNet18HasNoCallModuleLeftAndComputesTheSame) {
   ASSERT_TRUE(run(gm, {}).ok());
   EXPECT_THAT(gm.graph().find_nodes(Op::kCallModule), IsEmpty());
   EXPECT_EQ(gm.graph().find_nodes(Op::kCallFunction, "aten::conv2d").size(), 20u);
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("resnet18.pt"),
+  testing::expect_runs_like_the_fixture(gm, "resnet18.pt",
                                testing::example_inputs("resnet18"));
 }
 
@@ -82,7 +83,7 @@ TEST(InlineTest, ChoosesByTargetOrByType) {
   }
   EXPECT_EQ(by_type.graph().find_nodes(Op::kCallFunction, "torch.nn.functional.batch_norm").size(),
             20u);
-  testing::expect_runs_like_the_module(by_type, testing::load_fixture("resnet18.pt"),
+  testing::expect_runs_like_the_fixture(by_type, "resnet18.pt",
                                testing::example_inputs("resnet18"));
 }
 
@@ -90,7 +91,7 @@ TEST(InlineTest, MetadataIsCarriedWithTheInlinedModulesPath) {
   Tracer tracer;
   tracer.add_extension(std::make_shared<ModulePathTracer>());
   tracer.add_extension(std::make_shared<TaggingTracer>("bar"));
-  auto gm = tracer.trace(testing::load_fixture("resnet18.pt"));
+  auto gm = testing::trace_fixture_result("resnet18.pt", tracer);
   ASSERT_TRUE(gm.ok());
   ASSERT_TRUE(run(*gm, {{"modules", "layer1.0.conv1,layer1.0.bn1"}}).ok());
   Node* conv = gm->graph().find_nodes(Op::kCallFunction, "aten::conv2d").at(0);
@@ -109,7 +110,7 @@ TEST(InlineTest, ParametersAlreadyFetchedAreReused) {
   ASSERT_EQ(weights.size(), 1u);
   EXPECT_EQ(weights[0]->name(), "linear_weight");
   EXPECT_EQ(weights[0]->users().size(), 2u);  // the add and the linear
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("my_module.pt"),
+  testing::expect_runs_like_the_fixture(gm, "my_module.pt",
                                testing::example_inputs("my_module"));
 }
 
@@ -121,7 +122,7 @@ TEST(InlineTest, RecurseInlinesWhatTheBodiesCall) {
   GraphModule all = trace("resnet18.pt", {"BasicBlock"});
   ASSERT_TRUE(run(all, {{"recurse", "true"}}).ok());
   EXPECT_THAT(all.graph().find_nodes(Op::kCallModule), IsEmpty());
-  testing::expect_runs_like_the_module(all, testing::load_fixture("resnet18.pt"),
+  testing::expect_runs_like_the_fixture(all, "resnet18.pt",
                                testing::example_inputs("resnet18"));
 }
 
@@ -130,7 +131,7 @@ TEST(InlineTest, TupleResultsReplaceTheirGetitems) {
   ASSERT_EQ(gm.graph().find_nodes(Op::kCallFunction, "operator.getitem").size(), 2u);
   ASSERT_TRUE(run(gm, {}).ok());
   EXPECT_THAT(gm.graph().find_nodes(Op::kCallFunction, "operator.getitem"), IsEmpty());
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("uses_pair.pt"), {at::randn({5})});
+  testing::expect_runs_like_the_fixture(gm, "uses_pair.pt", {at::randn({5})});
 }
 
 TEST(InlineTest, UntraceableModulesAreLeftWithAWarningOrFail) {
@@ -145,7 +146,7 @@ TEST(InlineTest, UntraceableModulesAreLeftWithAWarningOrFail) {
   EXPECT_THAT(ctx.warnings()[0], HasSubstr("tracer_models.py:"));
   // Nothing of the failed attempt is left behind.
   EXPECT_EQ(gm.graph().size(), 4u);  // x, gate, add, output
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("gated.pt"), {at::randn({3})});
+  testing::expect_runs_like_the_fixture(gm, "gated.pt", {at::randn({3})});
 
   GraphModule strict = trace("gated.pt", {"Gate"});
   absl::Status s = run(strict, {{"on_error", "fail"}});

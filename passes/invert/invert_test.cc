@@ -1,12 +1,20 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/invert/invert.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/exp.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/sinh.h>
+#include <ATen/ops/tan.h>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/graph_module.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/tracing.h"
 #include "tracer/proxy.h"
 #include "tracer/symbolic_trace.h"
 #include "tracer/tracer.h"
@@ -55,7 +63,7 @@ TEST_F(InvertTest, SeedExpTanInvertsToLogThenAtan) {
 }
 
 TEST_F(InvertTest, TracedTorchScriptModuleKeepsTheOperatorForm) {
-  auto gm = Tracer().trace(testing::load_fixture("exp_tan.pt"));
+  auto gm = testing::trace_fixture_result("exp_tan.pt");
   ASSERT_TRUE(gm.ok());
   ASSERT_TRUE(invert(*gm).ok());
   std::vector<std::string> targets;
@@ -93,7 +101,7 @@ TEST_F(InvertTest, ThePairsTableCanBeExtended) {
 
 TEST_F(InvertTest, ErrorsNameTheNodeAndTheReason) {
   {
-    auto gm = Tracer().trace(testing::load_fixture("m2.pt"));  // a + b
+    auto gm = testing::trace_fixture_result("m2.pt");  // a + b
     absl::Status s = invert(*gm);
     EXPECT_EQ(std::string(s.message()), "the graph has 2 inputs (a, b); invert needs exactly one");
   }
@@ -117,7 +125,7 @@ TEST_F(InvertTest, ErrorsNameTheNodeAndTheReason) {
     EXPECT_THAT(std::string(invert(gm).message()), HasSubstr("multiplying or dividing by 0"));
   }
   {
-    auto gm = Tracer().trace(testing::load_fixture("m1.pt"));  // call_module relu
+    auto gm = testing::trace_fixture_result("m1.pt");  // call_module relu
     EXPECT_THAT(std::string(invert(*gm).message()), HasSubstr("(inline the module first)"));
   }
 }

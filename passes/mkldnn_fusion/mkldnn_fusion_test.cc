@@ -1,14 +1,18 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/mkldnn_fusion/mkldnn_fusion.h"
 
-#include <ATen/ATen.h>
 #include <ATen/Context.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/randn.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
 #include <functional>
 #include <memory>
 #include <string>
+#include <torch/csrc/jit/api/module.h>
 #include <utility>
 #include <vector>
 

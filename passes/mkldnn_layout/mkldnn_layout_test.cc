@@ -1,8 +1,11 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/mkldnn_layout/mkldnn_layout.h"
 
-#include <ATen/ATen.h>
 #include <ATen/Context.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/randn.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/csrc/jit/serialization/import.h>
 

@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/rewrite/replace_pattern.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/randn.h>
 
 #include "core/printer.h"
 #include "core/testing/graph_listing.h"

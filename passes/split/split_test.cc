@@ -1,7 +1,16 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/split/split.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/tensor.h>
+#include <ATen/ops/zeros.h>
+#include <torch/csrc/jit/api/module.h>
 
 #include "absl/strings/str_cat.h"
 #include "core/testing/graph_listing.h"
@@ -111,7 +120,7 @@ TEST(SplitTest, ResNet18AtModulePointsRunsLikeTheModel) {
   EXPECT_TRUE(gm.graph_submodule("submod_2")->has_submodule("fc"));
   // A chain: one tensor crosses each cut.
   EXPECT_THAT(report->crossing, ElementsAre(1.0, 1.0));
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("resnet18.pt"),
+  testing::expect_runs_like_the_fixture(gm, "resnet18.pt",
                                        testing::example_inputs("resnet18"), "split resnet18");
 }
 
@@ -138,7 +147,7 @@ TEST(SplitTest, ResNet18InTwoStagesBalancesParameterBytes) {
   EXPECT_THAT(report->crossing, ElementsAre(1.0));
   const MetaValue* meta = gm.meta().find("split");
   ASSERT_NE(meta, nullptr);
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("resnet18.pt"),
+  testing::expect_runs_like_the_fixture(gm, "resnet18.pt",
                                        testing::example_inputs("resnet18"), "resnet18 stages=2");
 }
 
@@ -155,7 +164,7 @@ TEST(SplitTest, CutsCarryingLessWinWithinTheSlack) {
   EXPECT_EQ(report->crossing_unit, "bytes");
   ASSERT_EQ(report->crossing.size(), 1u);
   EXPECT_GT(report->crossing[0], 0);
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("resnet18.pt"), inputs,
+  testing::expect_runs_like_the_fixture(gm, "resnet18.pt", inputs,
                                        "resnet18 stages=2 bytes");
 }
 
@@ -171,7 +180,7 @@ TEST(SplitTest, TimeCostProfilesTheGraph) {
   EXPECT_EQ(report->cost, "time");
   EXPECT_EQ(gm.graph_submodules().size(), 3u);
   for (double c : report->stage_costs) EXPECT_GT(c, 0);
-  testing::expect_runs_like_the_module(gm, testing::load_fixture("resnet18.pt"), inputs,
+  testing::expect_runs_like_the_fixture(gm, "resnet18.pt", inputs,
                                        "resnet18 cost=time");
 }
 

@@ -1,7 +1,11 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "passes/transpose_linear/transpose_linear.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/linear.h>
+#include <ATen/ops/randn.h>
 
 #include <memory>
 #include <string>
@@ -196,7 +200,7 @@ TEST(TransposeLinearTest, TorchvisionModelsComputeTheSame) {
     EXPECT_THAT(report->transposed, SizeIs(1)) << name;
     EXPECT_THAT(report->left_alone, IsEmpty()) << name;
     ASSERT_TRUE(gm.lint().ok()) << name << ": " << gm.lint();
-    testing::expect_runs_like_the_module(gm, testing::load_fixture(name + ".pt"),
+    testing::expect_runs_like_the_fixture(gm, name + ".pt",
                                          testing::example_inputs(name), name);
   }
 }

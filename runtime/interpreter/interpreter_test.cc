@@ -1,7 +1,19 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/interpreter/interpreter.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/exp.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/relu.h>
+#include <ATen/ops/topk.h>
+#include <ATen/ops/zeros.h>
+#include <torch/csrc/jit/api/module.h>
 
 #include "core/printer.h"
 #include "gmock/gmock.h"

@@ -1,9 +1,14 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/interpreter/python_functions.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
+#include <ATen/ops/frobenius_norm.h>
+#include <ATen/ops/log_softmax.h>
+#include <ATen/ops/norm.h>
+#include <ATen/ops/nuclear_norm.h>
+#include <ATen/ops/softmax.h>
 #include <torch/library.h>
 
 #include <numeric>

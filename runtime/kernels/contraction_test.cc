@@ -7,9 +7,18 @@
 #include <random>
 #include <string>
 
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/einsum.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_strided.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/tensor.h>
+#include <ATen/ops/tensordot.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/InferenceMode.h>
-#include <ATen/ATen.h>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,8 +1,19 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/kernels/mkldnn_kernels.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/conv2d.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/hardswish.h>
+#include <ATen/ops/hardtanh.h>
+#include <ATen/ops/isnan.h>
+#include <ATen/ops/mkldnn_convolution.h>
+#include <ATen/ops/mkldnn_reorder_conv2d_weight.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/randn.h>
 #include <c10/core/InferenceMode.h>
 
 #include <cmath>

@@ -4,7 +4,10 @@
 #include <memory>
 #include <thread>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/ones.h>
 #include <c10/core/CPUAllocator.h>
 
 #include "gtest/gtest.h"

@@ -7,7 +7,13 @@
 #include <functional>
 #include <thread>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/nonzero.h>
+#include <ATen/ops/randint.h>
+#include <ATen/ops/randn.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 

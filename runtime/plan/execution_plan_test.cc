@@ -1,10 +1,24 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/plan/execution_plan.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/einsum.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/mm.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/tensor.h>
+#include <ATen/ops/zeros.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
 
 #include <thread>
+#include <torch/csrc/jit/api/module.h>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

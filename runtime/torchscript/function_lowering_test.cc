@@ -1,7 +1,11 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/torchscript/function_lowering.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/tensordot.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/frontend/resolver.h>
 

@@ -1,8 +1,12 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/torchscript/script_module.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/ones.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/api/module.h>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,7 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tests/fuzzing/pt2_fuzzing.h"
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/zeros.h>
 
 #include <string>
 #include <vector>

@@ -1,6 +1,8 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "tests/testing/corpus.h"
 
+#include <torch/csrc/jit/api/module.h>
+
 #include "tests/testing/fixtures.h"
 #include "tests/testing/real_models.h"
 #include "tests/testing/values.h"

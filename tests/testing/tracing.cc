@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <torch/csrc/jit/api/module.h>
+
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
 
@@ -25,6 +27,15 @@ GraphModule trace_fixture(const std::string& name, Tracer& tracer) {
 GraphModule trace_fixture(const std::string& name, TraceOptions options) {
   Tracer tracer(std::move(options));
   return trace_fixture(name, tracer);
+}
+
+absl::StatusOr<GraphModule> trace_fixture_result(const std::string& name, Tracer& tracer) {
+  return tracer.trace(load_fixture(name));
+}
+
+absl::StatusOr<GraphModule> trace_fixture_result(const std::string& name, TraceOptions options) {
+  Tracer tracer(std::move(options));
+  return tracer.trace(load_fixture(name));
 }
 
 }  // namespace testing

@@ -20,6 +20,12 @@ GraphModule trace_fixture(const std::string& name, Tracer& tracer);
 // The same with a tracer made from `options`.
 GraphModule trace_fixture(const std::string& name, TraceOptions options = {});
 
+// What `tracer` (or a tracer made from `options`) returns for fixture `name`,
+// failures included: for tests of the tracer's own results and errors.
+absl::StatusOr<GraphModule> trace_fixture_result(const std::string& name, Tracer& tracer);
+absl::StatusOr<GraphModule> trace_fixture_result(const std::string& name,
+                                                 TraceOptions options = {});
+
 }  // namespace testing
 }  // namespace fx
 

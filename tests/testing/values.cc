@@ -3,7 +3,12 @@
 
 #include <algorithm>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
+#include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include <fstream>
@@ -12,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "runtime/interpreter/interpreter.h"
 #include "runtime/value_conversion.h"
+#include "tests/testing/fixtures.h"
 
 namespace fx {
 namespace testing {
@@ -200,6 +206,17 @@ void expect_serves_like_the_module(GraphModule& gm, torch::jit::Module module,
   std::vector<c10::IValue> run_inputs = clone(inputs);
   absl::StatusOr<c10::IValue> got = Interpreter(gm).run(run_inputs);
   expect_same_run(what, "Interpreter", got, want, run_inputs, module_inputs);
+}
+
+void expect_runs_like_the_fixture(GraphModule& gm, const std::string& fixture,
+                                  const std::vector<c10::IValue>& inputs, const std::string& what) {
+  expect_runs_like_the_module(gm, load_fixture(fixture), inputs, what);
+}
+
+void expect_serves_like_the_fixture(GraphModule& gm, const std::string& fixture,
+                                    const std::vector<c10::IValue>& inputs, const std::string& what,
+                                    int calls) {
+  expect_serves_like_the_module(gm, load_fixture(fixture), inputs, what, calls);
 }
 
 std::vector<c10::IValue> example_inputs(const std::string& fixture) {

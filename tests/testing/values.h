@@ -9,9 +9,14 @@
 #include <vector>
 
 #include <ATen/core/ivalue.h>
-#include <torch/csrc/jit/api/module.h>
 
 #include "runtime/graph_module.h"
+
+namespace torch {
+namespace jit {
+struct Module;  // fixtures.h says why this header includes no TorchScript header
+}  // namespace jit
+}  // namespace torch
 
 namespace fx {
 namespace testing {
@@ -29,6 +34,11 @@ bool all_close(const c10::IValue& a, const c10::IValue& b, std::string* why);
 void expect_runs_like_the_module(GraphModule& gm, torch::jit::Module module,
                                  const std::vector<c10::IValue>& inputs,
                                  const std::string& what = "");
+// The same against fixture `fixture` ("m1.pt", loaded by fixtures.h's
+// load_fixture).
+void expect_runs_like_the_fixture(GraphModule& gm, const std::string& fixture,
+                                  const std::vector<c10::IValue>& inputs,
+                                  const std::string& what = "");
 
 // As a server calls a model: `calls` calls of `gm` through its execution plan
 // (GraphModule::operator(), one plan and its arena for all of them), each
@@ -41,6 +51,10 @@ void expect_runs_like_the_module(GraphModule& gm, torch::jit::Module module,
 void expect_serves_like_the_module(GraphModule& gm, torch::jit::Module module,
                                    const std::vector<c10::IValue>& inputs,
                                    const std::string& what = "", int calls = 5);
+// The same against fixture `fixture` ("resnet18.pt").
+void expect_serves_like_the_fixture(GraphModule& gm, const std::string& fixture,
+                                    const std::vector<c10::IValue>& inputs,
+                                    const std::string& what = "", int calls = 5);
 
 // Inputs for a fixture (by file name without ".pt"): an image batch for the
 // torchvision models, small tensors for the rest.

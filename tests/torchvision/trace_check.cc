@@ -15,7 +15,9 @@
 #include <fstream>
 #include <iostream>
 
-#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/rand.h>
 #include <nlohmann/json.hpp>
 #include <torch/csrc/jit/serialization/import.h>
 

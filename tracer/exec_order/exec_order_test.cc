@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 #include "tests/testing/exec_order_reference.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/tracing.h"
 
 namespace fx {
 namespace {
@@ -15,7 +16,7 @@ TEST(ExecOrderTest, ResNet18MatchesTheSeedsAlgorithmRunByTorchFx) {
   auto ext = std::make_shared<ExecOrderTracer>();
   Tracer tracer;
   tracer.add_extension(ext);
-  auto gm = tracer.trace(testing::load_fixture("resnet18.pt"));
+  auto gm = testing::trace_fixture_result("resnet18.pt", tracer);
   ASSERT_TRUE(gm.ok()) << gm.status();
 
   testing::expect_seed_exec_order_of_resnet18(*gm);
@@ -34,7 +35,7 @@ TEST(ExecOrderTest, DirectParameterUseComesFirst) {
   auto ext = std::make_shared<ExecOrderTracer>();
   Tracer tracer;
   tracer.add_extension(ext);
-  auto gm = tracer.trace(testing::load_fixture("my_module.pt"));
+  auto gm = testing::trace_fixture_result("my_module.pt", tracer);
   ASSERT_TRUE(gm.ok()) << gm.status();
   EXPECT_THAT(ext->param_forward_order(), ElementsAre("linear.weight", "linear.bias"));
   EXPECT_THAT(ext->module_forward_order(), ElementsAre("", "linear"));

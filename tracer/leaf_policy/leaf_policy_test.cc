@@ -4,6 +4,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/tracing.h"
 
 namespace fx {
 namespace {
@@ -17,7 +18,7 @@ absl::StatusOr<GraphModule> trace_with(const std::string& fixture, OptionValues 
   if (!ext.ok()) return ext.status();
   Tracer tracer;
   tracer.add_extension(*ext);
-  return tracer.trace(testing::load_fixture(fixture));
+  return testing::trace_fixture_result(fixture, tracer);
 }
 
 TEST(LeafPolicyTest, TraceThroughReluIsTheSeedsLowerReluTracer) {

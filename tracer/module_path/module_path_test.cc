@@ -8,6 +8,7 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/tracing.h"
 
 namespace fx {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 TEST(ModulePathTest, ResNet18NodesCarryTheSeedsModulePaths) {
   Tracer tracer;
   tracer.add_extension(std::make_shared<ModulePathTracer>());
-  auto gm = tracer.trace(testing::load_fixture("resnet18.pt"));
+  auto gm = testing::trace_fixture_result("resnet18.pt", tracer);
   ASSERT_TRUE(gm.ok()) << gm.status();
   const std::vector<std::string> want =
       testing::read_lines(testing::runfile("tests/seeds/000_resnet18_module_paths.txt"));

@@ -3,6 +3,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/testing/fixtures.h"
+#include "tests/testing/tracing.h"
 
 namespace fx {
 namespace {
@@ -19,7 +20,7 @@ TEST(TaggingTest, EveryNodeOfM2IsTaggedFooByDefault) {
     ASSERT_TRUE(ext.ok());
     Tracer tracer;
     tracer.add_extension(*ext);
-    auto gm = tracer.trace(testing::load_fixture("m2.pt"));
+    auto gm = testing::trace_fixture_result("m2.pt", tracer);
     ASSERT_TRUE(gm.ok()) << gm.status();
     for (const Node* n : gm->graph().nodes()) {
       ASSERT_NE(n->meta().find("tag"), nullptr) << n->name();
