@@ -17,7 +17,6 @@
 #include "plugins/plugin_loader.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/runfiles.h"
-#include "tests/testing/tracing.h"
 #include "tracer/symbolic_trace.h"
 
 namespace fx {
@@ -71,7 +70,7 @@ TEST_F(SeedPassesTest, InvertUndoesExpTan) {
   EXPECT_TRUE(at::allclose(back, x.to(at::kFloat), 1e-4, 1e-4)) << back;
 
   // The scripted module f, traced, inverted the same way.
-  auto gm = testing::trace_fixture_result("exp_tan.pt");
+  auto gm = Tracer().trace(testing::load_fixture("exp_tan.pt"));
   ASSERT_TRUE(run(*gm, "invert,dce").ok());
   EXPECT_TRUE(at::allclose(f((*gm)({x})->toTensor()), x.to(at::kFloat), 1e-4, 1e-4));
 }
@@ -92,7 +91,7 @@ TEST_F(SeedPassesTest, ResNet18InlinedByThePlugin) {
 }
 
 TEST_F(SeedPassesTest, PipelineErrorsComeFromTheRegistry) {
-  auto gm = testing::trace_fixture_result("m1.pt");
+  auto gm = Tracer().trace(testing::load_fixture("m1.pt"));
   EXPECT_THAT(std::string(run(*gm, "inlne").message()), HasSubstr("did you mean 'inline'?"));
   EXPECT_THAT(std::string(run(*gm, "invert").message()),
               HasSubstr("pass 'invert' failed: node 'relu' (call_module relu)"));
