@@ -7,6 +7,7 @@
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,6 +36,16 @@ struct Model::Source {
   // A torch.export program's reading: its example inputs, how they failed.
   std::optional<exported::LoadedProgram> program;
   std::vector<std::string> warnings;
+  // set_run_options(): the options, and the plan compiled with them for the
+  // module's version `plan_version` (recompiled by run() after a change).
+  // Unset, run() calls the module (GraphModule::forward, its CPU plan).
+  struct CustomPlan {
+    PlanOptions options;
+    std::shared_ptr<const ExecutionPlan> plan;
+    uint64_t plan_version = 0;
+  };
+  mutable std::mutex plan_mutex;
+  std::optional<CustomPlan> custom_plan;
 };
 
 Model::Model(std::unique_ptr<Source> source) : source_(std::move(source)) {}
@@ -217,14 +228,46 @@ absl::StatusOr<c10::IValue> Model::run(std::vector<c10::IValue> inputs) {
                     : absl::StrCat(input, " holds an undefined tensor at ", *at,
                                    ": give a defined one"));
   }
-  c10::InferenceMode inference;
   try {
+    std::shared_ptr<const ExecutionPlan> plan;
+    {
+      // One plan per version of the module; a run holds the plan it took.
+      std::lock_guard<std::mutex> lock(source_->plan_mutex);
+      if (source_->custom_plan) {
+        Source::CustomPlan& custom = *source_->custom_plan;
+        if (custom.plan == nullptr || custom.plan_version != source_->module->version()) {
+          auto compiled = ExecutionPlan::compile(*source_->module, custom.options);
+          if (!compiled.ok()) return compiled.status();
+          custom.plan = *std::move(compiled);
+          custom.plan_version = source_->module->version();
+        }
+        plan = custom.plan;
+      }
+    }
+    // (The plan enters InferenceMode itself unless its options say not to.)
+    if (plan != nullptr) return plan->run(std::move(inputs));
+    c10::InferenceMode inference;
     return source_->module->forward(std::move(inputs));
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of memory running the model; give smaller inputs");
   } catch (const std::exception& e) {
     return absl::InternalError(absl::StrCat("running the model: ", first_line_of(e.what())));
   }
+}
+
+absl::Status Model::set_run_options(const PlanOptions& options) {
+  if (moved_from()) return moved_from_error("set_run_options");
+  auto plan = ExecutionPlan::compile(*source_->module, options);
+  if (!plan.ok()) return plan.status();
+  std::lock_guard<std::mutex> lock(source_->plan_mutex);
+  source_->custom_plan = Source::CustomPlan{options, *std::move(plan), source_->module->version()};
+  return absl::OkStatus();
+}
+
+PlanOptions Model::run_options() const {
+  if (source_ == nullptr) return PlanOptions();
+  std::lock_guard<std::mutex> lock(source_->plan_mutex);
+  return source_->custom_plan ? source_->custom_plan->options : PlanOptions();
 }
 
 absl::Status Model::save(const std::string& path) const {

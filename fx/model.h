@@ -29,7 +29,14 @@
 //     "warning: ..."), in the order found.
 //   * run() calls the graph through its execution plan (runtime/
 //     execution_plan.h), compiled at the first call and again after a pass
-//     changed the graph; under InferenceMode. Thread-safe: any number of
+//     changed the graph; under InferenceMode. set_run_options() chooses how:
+//     the device (the model's state is copied there; the inputs must be
+//     there: fx::to_device, model_values.h), CUDA graphs, memory planning
+//     (PlanOptions). It compiles the plan at once, so that an option this
+//     machine or this graph cannot take (a CUDA device on a CPU-only build or
+//     a machine with no GPU, CUDA graphs off a CUDA device) fails there,
+//     saying why, and leaves the options as they were. Threads are the
+//     process's (at::set_num_threads), not the model's. Thread-safe: any number of
 //     threads may call run() at once, on a fresh model too (one plan is
 //     compiled, the others wait for it); run_passes(), save() and changes
 //     through graph_module() must not overlap a run(). docs/serving.md says
@@ -73,6 +80,7 @@
 #include "core/graph.h"
 #include "passes/pass_manager.h"
 #include "runtime/graph_module.h"
+#include "runtime/plan/execution_plan.h"
 #include "tracer/tracer.h"
 
 namespace fx {
@@ -116,6 +124,13 @@ class FX_API Model {
   absl::StatusOr<std::vector<c10::IValue>> example_inputs() const;
 
   absl::StatusOr<c10::IValue> run(std::vector<c10::IValue> inputs);
+
+  // How run() runs the graph from now on (the default: the CPU, memory
+  // planned, no CUDA graphs). Fails, changing nothing, when the plan cannot
+  // be compiled with them.
+  absl::Status set_run_options(const PlanOptions& options);
+  // The options run() uses.
+  PlanOptions run_options() const;
 
   absl::Status save(const std::string& path) const;
 

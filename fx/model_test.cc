@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <ATen/Context.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/allclose.h>
@@ -306,6 +307,75 @@ TEST(ModelTest, AMovedFromModelSaysSoFromEveryMethod) {
   auto inputs = model.example_inputs();
   ASSERT_TRUE(inputs.ok()) << inputs.status();
   EXPECT_TRUE(model.run(*inputs).ok());
+}
+
+// Issue 55: a program chooses where and how run() runs the model, as fxrun's
+// --device and --cuda-graphs do. The meta device stands for another device
+// here (it runs what needs no data): the outputs come back there, with the
+// shapes of the CPU's.
+TEST(ModelTest, RunOptionsChooseTheDeviceAndFollowPasses) {
+  auto model = Model::load(program_path("torch2.14", "conv_net"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto inputs = model->example_inputs();
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  auto on_cpu = model->run(*inputs);
+  ASSERT_TRUE(on_cpu.ok()) << on_cpu.status();
+  EXPECT_TRUE(model->run_options().device.is_cpu());
+
+  PlanOptions meta;
+  meta.device = c10::Device(c10::kMeta);
+  ASSERT_TRUE(model->set_run_options(meta).ok());
+  EXPECT_TRUE(model->run_options().device.is_meta());
+  const std::vector<c10::IValue> meta_inputs = to_device(*inputs, meta.device);
+  auto on_meta = model->run(meta_inputs);
+  ASSERT_TRUE(on_meta.ok()) << on_meta.status();
+  EXPECT_TRUE(only_tensor(*on_meta).is_meta());
+  EXPECT_EQ(only_tensor(*on_meta).sizes(), only_tensor(*on_cpu).sizes());
+  // Inputs left on the CPU are refused, naming the placeholder.
+  auto wrong_device = model->run(*inputs);
+  ASSERT_FALSE(wrong_device.ok());
+  EXPECT_THAT(wrong_device.status().message(), HasSubstr("meta"));
+
+  // A pass changes the graph: the next run compiles it again, on the device
+  // chosen.
+  ASSERT_TRUE(model->run_passes("fold_bn,const_fold,dce").ok());
+  auto after = model->run(meta_inputs);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_TRUE(only_tensor(*after).is_meta());
+
+  // Back on the CPU, the values are PyTorch's.
+  ASSERT_TRUE(model->set_run_options(PlanOptions()).ok());
+  auto back = model->run(*inputs);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(at::allclose(only_tensor(*back), saved_outputs("torch2.14", "conv_net")[0], 1e-4, 1e-5));
+}
+
+TEST(ModelTest, RunOptionsThisMachineCannotTakeAreRefusedChangingNothing) {
+  auto model = Model::load(program_path("torch2.14", "conv_net"));
+  ASSERT_TRUE(model.ok()) << model.status();
+  auto inputs = model->example_inputs();
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+
+  PlanOptions graphs_on_cpu;
+  graphs_on_cpu.cuda_graphs = true;
+  absl::Status refused = model->set_run_options(graphs_on_cpu);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("cuda_graphs"));
+  EXPECT_FALSE(model->run_options().cuda_graphs);
+  EXPECT_TRUE(model->run(*inputs).ok());
+
+  if (!at::hasCUDA()) {
+    PlanOptions cuda;
+    cuda.device = c10::Device(c10::kCUDA, 0);
+    refused = model->set_run_options(cuda);
+    EXPECT_FALSE(refused.ok());
+    EXPECT_THAT(refused.message(), HasSubstr("CUDA"));
+    EXPECT_TRUE(model->run_options().device.is_cpu());
+    EXPECT_TRUE(model->run(*inputs).ok());
+  }
+
+  Model moved = *std::move(model);
+  EXPECT_EQ(model->set_run_options(PlanOptions()).code(), absl::StatusCode::kFailedPrecondition);
 }
 
 // Issue 54 (13): an undefined tensor given to run() failed inside libtorch
