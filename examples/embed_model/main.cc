@@ -1,7 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 //
 // embed_model: load a model, run built-in passes, call it, save it (the
-// program fx/fx.h and the README show), on the CPU or a GPU.
+// program fx/fx.h and the README show, with a device to run on).
 #include <iostream>
 
 #include "fx/fx.h"
