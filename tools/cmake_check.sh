@@ -4,7 +4,7 @@
 # builds examples/embed_model against the installation's CMake package, so
 # that the CMake build cannot rot. CI runs it (.ci/run); so can anyone:
 #
-#   tools/cmake_check.sh [BUILD_DIR]       # default: a temporary directory
+#   tools/cmake_check.sh [BUILD_DIR]       # default: a temporary one in _build/
 #
 # Compiles through ccache when it is installed, with its cache outside the
 # clone (CCACHE_DIR, default ~/.cache/fx-cpp-ccache), so that a warm machine
@@ -15,8 +15,13 @@ prefix=$(mktemp -d "${TMPDIR:-/tmp}/fx-cmake-install.XXXXXX")
 if [ $# -ge 1 ]; then
   build=$1
   trap 'rm -rf "$prefix"' EXIT
-else  # a temporary build directory, removed at the end
-  build=$(mktemp -d "${TMPDIR:-/tmp}/fx-cmake.XXXXXX")
+else  # a build directory of its own under _build/, removed at the end
+  # (Inside the checkout, so that ccache sees the same relative paths, the
+  # generated headers' included, from every clone and run: under /tmp each
+  # run's directory had another name, in the compiler's -I and line markers,
+  # and no object was ever found in the cache.)
+  mkdir -p _build
+  build=$(mktemp -d "$PWD/_build/cmake-check.XXXXXX")
   trap 'rm -rf "$prefix" "$build"' EXIT
 fi
 
