@@ -11,22 +11,28 @@ every platform pays that once per file, so files include what they use:
 <ATen/core/Tensor.h> and the per-operator headers (<ATen/ops/randn.h>),
 <ATen/TensorOperators.h> for tensor arithmetic (`a + b`), <ATen/Context.h>
 for at::manual_seed, and TorchScript's own headers only where a file uses
-TorchScript.
+TorchScript. (<ATen/TensorOperators.h> includes ATen/Functions.h itself:
+a file that does tensor arithmetic pays for it, one that does not, does not.)
 
-Checked: every .h and .cc under ROOT, tests, benchmarks and fuzzers
-included, and, further, that the test helpers' headers (tests/testing/,
-*/testing/) include no TorchScript header, so that a test pays for
-TorchScript's API only when it calls it itself. Not checked: examples/, which
-show a user's program and include <torch/torch.h> as libtorch's documentation
-does. Prints each offending include with its file and line; exits 1 when
+Checked: every C++ file under ROOT (.h, .cc, .cpp, .cu, ...), tests,
+benchmarks and fuzzers included, quoted or angled includes alike; and that the
+test helpers' headers (tests/testing/, */testing/) include no TorchScript
+header directly, so that a test pays for TorchScript's API only when it calls
+it itself. Not checked: examples/, which are users' programs, written as
+libtorch's documentation writes them (examples/custom_pass includes
+<ATen/ATen.h>). Prints each offending include with its file and line; exits 1 when
 there is one.
 """
 import os
 import re
 import sys
 
-INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*<([^>]+)>')
-UMBRELLA = {"ATen/ATen.h", "torch/torch.h", "torch/script.h", "torch/all.h"}
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include(?:_next)?[ \t]*[<"]([^>"]+)[>"]')
+# The umbrellas, and ATen/Functions.h, which declares every operator (most of
+# ATen.h's cost); spelled from any include root.
+UMBRELLA = re.compile(r"(^|/)(ATen/(ATen|Functions|NativeFunctions)\.h|"
+                      r"torch/(torch|script|all|extension)\.h)$")
+SOURCE_EXTENSIONS = (".h", ".cc", ".cpp", ".cu", ".cuh", ".hpp", ".inl")
 TORCHSCRIPT = re.compile(r"^torch/csrc/jit/")
 SKIPPED_FOLDERS = (".", "bazel-", "_build", "examples")
 
@@ -39,7 +45,7 @@ def main():
                                if not (folder == root and d.startswith(SKIPPED_FOLDERS)) and
                                not d.startswith((".", "bazel-")))
         for name in sorted(names):
-            if not name.endswith((".h", ".cc")):
+            if not name.endswith(SOURCE_EXTENSIONS):
                 continue
             path = os.path.join(folder, name)
             shown = os.path.relpath(path, root)
@@ -51,7 +57,7 @@ def main():
                     if not m:
                         continue
                     header = m.group(1)
-                    if header in UMBRELLA:
+                    if UMBRELLA.search(header):
                         bad.append("%s:%d: includes <%s>: include <ATen/core/Tensor.h> and the "
                                    "per-operator headers it uses" % (shown, number, header))
                     elif helper_header and TORCHSCRIPT.match(header):
