@@ -55,6 +55,7 @@
 #include "passes/pass_manager.h"
 #include "plugins/pass.h"
 #include "plugins/plugin_loader.h"
+#include "runtime/devices.h"
 #include "runtime/graph_module.h"
 
 #endif  // FX_FX_FX_H_

@@ -42,7 +42,10 @@ struct Model::Source {
   struct CustomPlan {
     PlanOptions options;
     std::shared_ptr<const ExecutionPlan> plan;
+    // The module's version and graph the plan was compiled from (a pass may
+    // replace the GraphModule, whose counters then start again).
     uint64_t plan_version = 0;
+    const Graph* graph = nullptr;
   };
   mutable std::mutex plan_mutex;
   std::optional<CustomPlan> custom_plan;
@@ -235,11 +238,17 @@ absl::StatusOr<c10::IValue> Model::run(std::vector<c10::IValue> inputs) {
       std::lock_guard<std::mutex> lock(source_->plan_mutex);
       if (source_->custom_plan) {
         Source::CustomPlan& custom = *source_->custom_plan;
-        if (custom.plan == nullptr || custom.plan_version != source_->module->version()) {
+        if (custom.plan == nullptr || custom.plan_version != source_->module->version() ||
+            custom.graph != &source_->module->graph()) {
+          // The stale plan (its copy of the state on the device) goes first:
+          // a model that fits on the device once must not need room for two.
+          // Runs in flight hold their own reference to it.
+          custom.plan = nullptr;
           auto compiled = ExecutionPlan::compile(*source_->module, custom.options);
           if (!compiled.ok()) return compiled.status();
           custom.plan = *std::move(compiled);
           custom.plan_version = source_->module->version();
+          custom.graph = &source_->module->graph();
         }
         plan = custom.plan;
       }
@@ -257,10 +266,19 @@ absl::StatusOr<c10::IValue> Model::run(std::vector<c10::IValue> inputs) {
 
 absl::Status Model::set_run_options(const PlanOptions& options) {
   if (moved_from()) return moved_from_error("set_run_options");
-  auto plan = ExecutionPlan::compile(*source_->module, options);
-  if (!plan.ok()) return plan.status();
   std::lock_guard<std::mutex> lock(source_->plan_mutex);
-  source_->custom_plan = Source::CustomPlan{options, *std::move(plan), source_->module->version()};
+  try {
+    auto plan = ExecutionPlan::compile(*source_->module, options);
+    if (!plan.ok()) return plan.status();
+    source_->custom_plan = Source::CustomPlan{options, *std::move(plan), source_->module->version(),
+                                              &source_->module->graph()};
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        "out of memory placing the model's state on the device; free memory or run on the CPU");
+  } catch (const std::exception& e) {
+    return absl::InternalError(
+        absl::StrCat("compiling the model's plan: ", first_line_of(e.what())));
+  }
   return absl::OkStatus();
 }
 

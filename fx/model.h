@@ -29,7 +29,8 @@
 //     "warning: ..."), in the order found.
 //   * run() calls the graph through its execution plan (runtime/
 //     execution_plan.h), compiled at the first call and again after a pass
-//     changed the graph; under InferenceMode. set_run_options() chooses how:
+//     changed the graph; under InferenceMode unless the run options turn it
+//     off. set_run_options() chooses how:
 //     the device (the model's state is copied there; the inputs must be
 //     there: fx::to_device, model_values.h), CUDA graphs, memory planning
 //     (PlanOptions). It compiles the plan at once, so that an option this
@@ -38,8 +39,9 @@
 //     saying why, and leaves the options as they were. Threads are the
 //     process's (at::set_num_threads), not the model's. Thread-safe: any number of
 //     threads may call run() at once, on a fresh model too (one plan is
-//     compiled, the others wait for it); run_passes(), save() and changes
-//     through graph_module() must not overlap a run(). docs/serving.md says
+//     compiled, the others wait for it); run_passes(), set_run_options(),
+//     save() and changes through graph_module() must not overlap a run().
+//     docs/serving.md says
 //     what a server needs to know (threads, what is installed in the process,
 //     memory, unloading).
 //   * save(): a path ending in .pt2 as a torch.export program (in the layout

@@ -5,7 +5,6 @@
 #include <iostream>
 
 #include "fx/fx.h"
-#include "runtime/devices.h"
 
 int main(int argc, char** argv) {
   if (argc != 3 && argc != 4) {
