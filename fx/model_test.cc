@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -169,6 +170,52 @@ TEST(ModelTest, ATorchScriptModuleNeedsInputsOfTheCallersAndSavesAsTorchScript) 
   // PyTorch's own loader reads it, and it computes the same.
   torch::jit::Module reloaded = torch::jit::load(saved);
   EXPECT_TRUE(at::equal(reloaded.forward({x}).toTensor(), at::relu(x) + 1.0));
+}
+
+// Issue 54: a server calls run() on one Model from many threads, the first
+// calls on a fresh model and the first after a pass included (each compiles
+// the plan: one does, the others wait for it and run it). Every call gets
+// what one thread gets. --config=tsan runs it under ThreadSanitizer.
+TEST(ModelTest, SixteenThreadsRunOneModelFreshAfterAPassAndWarm) {
+  auto program = Model::load(program_path("torch2.14", "conv_net"));
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto script = Model::load(testing::fixture_path("m_relu_add.pt"));
+  ASSERT_TRUE(script.ok()) << script.status();
+  auto program_inputs = program->example_inputs();
+  ASSERT_TRUE(program_inputs.ok()) << program_inputs.status();
+  const at::Tensor want_program = saved_outputs("torch2.14", "conv_net")[0];
+  std::vector<at::Tensor> xs;
+  for (int i = 0; i < 4; ++i) xs.push_back(at::randn({2, 5}));
+
+  constexpr int kThreads = 16;
+  auto call_from_threads = [&](const std::string& phase) {
+    std::vector<int> wrong(kThreads, 0);
+    std::vector<std::string> errors(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int round = 0; round < 4; ++round) {
+          auto a = program->run(*program_inputs);
+          const at::Tensor& x = xs[(t + round) % xs.size()];
+          auto b = script->run({x});
+          if (!a.ok() || !b.ok()) {
+            errors[t] = std::string(!a.ok() ? a.status().message() : b.status().message());
+            return;
+          }
+          if (!at::allclose(only_tensor(*a), want_program, 1e-4, 1e-5)) ++wrong[t];
+          if (!at::equal(only_tensor(*b), at::relu(x) + 1.0)) ++wrong[t];
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    EXPECT_THAT(wrong, ::testing::Each(0)) << phase;
+    EXPECT_THAT(errors, ::testing::Each("")) << phase;
+  };
+  call_from_threads("fresh");
+  call_from_threads("warm");
+  ASSERT_TRUE(program->run_passes("fold_bn,const_fold,dce").ok());
+  ASSERT_TRUE(script->run_passes("inline{recurse=true},dce").ok());
+  call_from_threads("after passes");
 }
 
 // Issue 55: a model whose bytes the program already holds (downloaded,
