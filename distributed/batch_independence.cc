@@ -181,7 +181,7 @@ const absl::flat_hash_set<std::string>& pointwise_ops() {
       "ones_like", "positive", "pow", "prelu", "rad2deg", "rand_like", "randn_like", "reciprocal",
       "relu", "relu6", "remainder", "round", "rrelu", "rsqrt", "rsub", "selu", "short", "sigmoid",
       "sign", "sgn", "silu", "sin", "sinc", "sinh", "softplus", "softshrink", "sqrt", "square",
-      "sub", "subtract", "tan", "tanh", "tanhshrink", "threshold", "to", "_to_copy", "true_divide",
+      "sub", "subtract", "tan", "tanh", "tanhshrink", "threshold", "to", "_to_copy", "to_dense", "to_mkldnn", "true_divide",
       "trunc", "type_as", "where", "xlogy", "zeros_like", "expand", "expand_as", "broadcast_to",
       "max", "min",  // max.other, min.other (the dim overloads go to dim_ops)
   };

@@ -20,6 +20,27 @@ double seconds(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
+// The last stage's outputs leave the pipeline: one in oneDNN's opaque layout
+// (a graph file calling aten::to_mkldnn last) cannot be copied outside the
+// plan's inference mode (libtorch fails inside), put together or printed.
+absl::Status refuse_opaque_outputs(const c10::IValue& result) {
+  const std::vector<c10::IValue> outputs =
+      result.isTuple() ? result.toTupleRef().elements().vec() : std::vector<c10::IValue>{result};
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    bool opaque = false;
+    map_tensors(outputs[i], [&](const at::Tensor& t) {
+      opaque = opaque || (t.defined() && t.is_mkldnn());
+      return t;
+    });
+    if (opaque) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output ", i, " is an MKLDNN tensor (oneDNN's opaque layout), and a pipeline returns "
+          "dense tensors: return aten::to_dense of it (the mkldnn_layout pass does so for its own)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string StageTimes::summary() const {
@@ -96,7 +117,12 @@ absl::StatusOr<StageRun> run_stage(const StageProgram& program, PeerGroup& group
       // The plan may reuse its buffers in the next micro-batch: an output
       // kept is copied, and send_values copies what it sends.
       if (program.is_last()) {
-        if (round == 0) run.outputs.push_back(deep_copy(*result));
+        if (round == 0) {
+          if (absl::Status s = refuse_opaque_outputs(*result); !s.ok()) {
+            return absl::Status(s.code(), absl::StrCat("micro-batch ", k, ": ", s.message()));
+          }
+          run.outputs.push_back(deep_copy(*result));
+        }
         compute += seconds(start, Clock::now());
         continue;
       }
