@@ -171,8 +171,17 @@ absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& sche
     }
     auto coerced = coerce_to_type(std::move(value), p.type(), p.N());
     if (!coerced.ok()) {
+      // Values packed into a trailing list that do not make one are more
+      // positional arguments than the operator takes: say that too.
+      const std::string packed =
+          b.kind == ParamBinding::kPacked
+              ? absl::StrCat(" (", schema.name(), " takes ", i + 1, " positional arguments but ",
+                             args.size(), " were given; the last ", b.end - b.index,
+                             " were taken as the elements of '", p.name(),
+                             "', as Python takes x.permute(0, 2, 1))")
+              : "";
       return absl::InvalidArgumentError(absl::StrCat("argument '", p.name(), "' of ", schema.name(),
-                                                     ": ", coerced.status().message()));
+                                                     ": ", coerced.status().message(), packed));
     }
     stack.push_back(std::move(*coerced));
   }

@@ -3,6 +3,10 @@
 
 #include <stdexcept>
 
+#include <ATen/ops/zeros.h>
+
+#include "gmock/gmock.h"
+
 #include "gtest/gtest.h"
 
 namespace fx {
@@ -52,6 +56,28 @@ TEST(BoundOperatorTest, IsRandomWhenLibtorchTagsTheOperatorSeeded) {
   auto relu = find_operator("aten::relu");
   ASSERT_TRUE(relu.ok()) << relu.status();
   EXPECT_FALSE(relu->is_random());
+}
+
+// Python packs trailing positional values into a trailing list parameter
+// (x.permute(0, 2, 1)); values that make no such list are more arguments than
+// the operator takes, and the error says so, not only that the list's type
+// is wrong (issue 54: fx::elementwise(program, [x], x) blamed 'inputs').
+TEST(BindArgumentsTest, PackedValuesThatMakeNoListAreTooManyPositionalArguments) {
+  auto permute = find_operator("aten::permute");
+  ASSERT_TRUE(permute.ok()) << permute.status();
+  const at::Tensor x = at::zeros({2, 3, 4});
+  auto packed = bind_arguments(*permute->schema, {x, int64_t{0}, int64_t{2}, int64_t{1}}, {});
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  EXPECT_EQ((*packed)[1].toIntVector(), (std::vector<int64_t>{0, 2, 1}));
+
+  auto too_many = bind_arguments(
+      *permute->schema, {x, c10::List<int64_t>({0, 2}), int64_t{1}}, {});
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_THAT(std::string(too_many.status().message()),
+              ::testing::HasSubstr("argument 'dims' of aten::permute: expected "));
+  EXPECT_THAT(std::string(too_many.status().message()),
+              ::testing::HasSubstr("(aten::permute takes 2 positional arguments but 3 were given; "
+                                   "the last 2 were taken as the elements of 'dims'"));
 }
 
 }  // namespace
