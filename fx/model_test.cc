@@ -417,6 +417,8 @@ TEST(ModelTest, RunOptionsThisMachineCannotTakeAreRefusedChangingNothing) {
     refused = model->set_run_options(cuda);
     EXPECT_FALSE(refused.ok());
     EXPECT_THAT(refused.message(), HasSubstr("CUDA"));
+    // (A program's remedy, not only fxrun's flag.)
+    EXPECT_THAT(refused.message(), HasSubstr("or run on the CPU"));
     EXPECT_TRUE(model->run_options().device.is_cpu());
     EXPECT_TRUE(model->run(*inputs).ok());
   }

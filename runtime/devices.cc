@@ -63,14 +63,14 @@ absl::Status check_device_available(const c10::Device& device) {
         "device ", device.str(),
         " needs CUDA, but this build's libtorch has none (Debian's libtorch is CPU-only): "
         "build against a CUDA libtorch with FX_LIBTORCH_HOME=/path/to/libtorch (see docs/runtime.md, "
-        "\"CUDA\") on a machine with an NVIDIA GPU, or run with --device=cpu"));
+        "\"CUDA\") on a machine with an NVIDIA GPU, or run on the CPU (fxrun: --device=cpu)"));
   }
   const int count = static_cast<int>(at::getNumGPUs());
   if (count == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         "device ", device.str(), ": this libtorch is built with CUDA, but no CUDA device is "
         "present (no NVIDIA GPU visible to it: check nvidia-smi, the driver and "
-        "CUDA_VISIBLE_DEVICES), or run with --device=cpu"));
+        "CUDA_VISIBLE_DEVICES), or run on the CPU (fxrun: --device=cpu)"));
   }
   if (device.has_index() && device.index() >= count) {
     return absl::FailedPreconditionError(absl::StrCat("device ", device.str(), ": this machine has ",
