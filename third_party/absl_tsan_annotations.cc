@@ -9,7 +9,7 @@
 // between its lockers. These definitions take the place of the library's
 // (the program's symbols come first in the dynamic lookup), tell
 // ThreadSanitizer what each call does with its mutex, and call the
-// library's own function (dlsym's RTLD_NEXT) for the locking itself. Only
+// library's own function for the locking itself. Only
 // the calls FX for C++ makes are covered: Lock, Unlock, ReaderLock,
 // ReaderUnlock, TryLock, ReaderTryLock (no CondVar, Await or LockWhen).
 #include <dlfcn.h>
@@ -24,23 +24,46 @@
 
 namespace {
 
-// The library's definition of the member function whose Itanium mangled
-// name ends in `member` ("4LockEv" for Mutex::Lock()), e.g.
-// _ZN4absl7debian35Mutex4LockEv with Debian's inline namespace.
-template <typename Result>
-Result (*library_function(const char* member))(absl::Mutex*) {
+// "_ZN4absl" and the inline namespace, as Itanium mangling spells them.
+std::string mangled_absl() {
   std::string name = "_ZN4absl";
 #if ABSL_OPTION_USE_INLINE_NAMESPACE
   const std::string inline_namespace = ABSL_INTERNAL_TOKEN_STR(ABSL_OPTION_INLINE_NAMESPACE_NAME);
   name += std::to_string(inline_namespace.size()) + inline_namespace;
 #endif
-  name += std::string("5Mutex") + member;
-  void* f = dlsym(RTLD_NEXT, name.c_str());
-  if (f == nullptr) {
-    std::fprintf(stderr, "absl_tsan_annotations: %s is not in any library loaded: %s\n",
-                 name.c_str(), dlerror());
-    std::abort();
-  }
+  return name;
+}
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "absl_tsan_annotations: %s: %s\n", what.c_str(), dlerror());
+  std::abort();
+}
+
+// Abseil's synchronization library itself, found through a function these
+// definitions do not replace (Mutex::ForgetDeadlockInfo). (Not RTLD_NEXT: a
+// program and the shared library it links, libfx.so, may each hold these
+// definitions, and the first would find the second's, annotating each call
+// twice.)
+void* absl_synchronization() {
+  static void* handle = [] {
+    const std::string probe = mangled_absl() + "5Mutex18ForgetDeadlockInfoEv";
+    void* f = dlsym(RTLD_DEFAULT, probe.c_str());
+    Dl_info info;
+    if (f == nullptr || dladdr(f, &info) == 0) fail("no " + probe + " in the process");
+    void* h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (h == nullptr) fail(std::string("cannot open ") + info.dli_fname);
+    return h;
+  }();
+  return handle;
+}
+
+// Abseil's definition of the member function whose mangled name ends in
+// `member` ("4LockEv" for Mutex::Lock()).
+template <typename Result>
+Result (*library_function(const char* member))(absl::Mutex*) {
+  const std::string name = mangled_absl() + "5Mutex" + member;
+  void* f = dlsym(absl_synchronization(), name.c_str());
+  if (f == nullptr) fail("no " + name + " in Abseil's synchronization library");
   return reinterpret_cast<Result (*)(absl::Mutex*)>(f);
 }
 

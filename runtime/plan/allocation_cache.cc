@@ -1,6 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/plan/allocation_cache.h"
 
+#include <atomic>
 #include <map>
 #include <unordered_map>
 #include <mutex>
@@ -53,7 +54,13 @@ std::unordered_map<void*, Block>& blocks() {
   return *b;
 }
 
-c10::DeleterFnPtr wrapped_deleter = nullptr;
+// What the allocator wraps (libtorch's CPU allocator when it was installed)
+// and its deleter. libtorch publishes an installed allocator with a plain
+// store (c10::SetAllocator), so a thread that allocates through it has not
+// synchronised with the thread that installed it: what install_once wrote
+// is read with acquire loads, after its release stores (and a release fence
+// before the allocator is published).
+std::atomic<c10::DeleterFnPtr> wrapped_deleter{nullptr};
 
 // Frees a block of this allocator: a cached one goes back to its pool; any
 // other (raw_deallocate of memory the wrapped allocator gave) to that one.
@@ -63,7 +70,7 @@ void release(void* data) {
     std::lock_guard<std::mutex> lock(blocks_mutex());
     auto it = blocks().find(data);
     if (it == blocks().end()) {
-      if (wrapped_deleter != nullptr) wrapped_deleter(data);
+      if (c10::DeleterFnPtr deleter = wrapped_deleter.load(std::memory_order_acquire)) deleter(data);
       return;
     }
     block = std::move(it->second);
@@ -76,14 +83,18 @@ void release(void* data) {
 
 class CachingCpuAllocator final : public c10::Allocator {
  public:
-  explicit CachingCpuAllocator(c10::Allocator* wrapped) : wrapped_(wrapped) {}
+  explicit CachingCpuAllocator(c10::Allocator* wrapped) {
+    wrapped_.store(wrapped, std::memory_order_release);
+  }
 
 #if FX_ALLOCATOR_2_3
   c10::DataPtr allocate(size_t bytes) override {
 #else
   c10::DataPtr allocate(size_t bytes) const override {
 #endif
-    if (current_pool == nullptr || bytes < AllocationCache::kMinBytes) return wrapped_->allocate(bytes);
+    if (current_pool == nullptr || bytes < AllocationCache::kMinBytes) {
+      return wrapped_.load(std::memory_order_acquire)->allocate(bytes);
+    }
     AllocationCache::Pool* pool = current_pool->get();
     void* data = nullptr;
     {
@@ -113,15 +124,16 @@ class CachingCpuAllocator final : public c10::Allocator {
 #endif
 
  private:
-  c10::Allocator* wrapped_;
+  std::atomic<c10::Allocator*> wrapped_{nullptr};
 };
 
 void install_once() {
   static std::once_flag once;
   std::call_once(once, [] {
     c10::Allocator* wrapped = c10::GetCPUAllocator();
-    wrapped_deleter = wrapped->raw_deleter();
+    wrapped_deleter.store(wrapped->raw_deleter(), std::memory_order_release);
     static auto* allocator = new CachingCpuAllocator(wrapped);
+    std::atomic_thread_fence(std::memory_order_release);
     c10::SetCPUAllocator(allocator, /*priority=*/0);
   });
 }
