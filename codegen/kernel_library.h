@@ -1,0 +1,107 @@
+// Copyright 2026 The FX for C++ Authors.
+//
+// kernel_library.h: C++ source that FX for C++ generated, compiled with the
+// machine's compiler into a shared library, cached on disk, and loaded into
+// the process. The first piece of generated kernels (docs/codegen.md): the
+// generator writes extern "C" functions over raw pointers, sizes and
+// strides; this compiles them once per machine and finds them again.
+//
+//   auto library = fx::codegen::KernelLibrary::compile(
+//       "extern \"C\" void add_one(float* x, long n) { for (long i = 0; i < n; ++i) x[i] += 1; }",
+//       fx::codegen::CompilerOptions::from_environment());
+//   if (!library.ok()) return library.status();  // no compiler, or it refused the source
+//   auto add_one = (*library)->function<void(float*, long)>("add_one");
+//
+// Contracts:
+//   * The cache key is a SHA-1 of the source, the flags (the instruction set
+//     among them), and the compiler's identity (its resolved path, size and
+//     modification time, so that no compiler is started to ask it): the same
+//     source compiled again, in this process or a later one, starts no
+//     compiler. Changing the compiler (an upgrade) compiles anew.
+//   * Entries are written under a temporary name and renamed into place, so
+//     processes compiling the same source at once each find a whole library;
+//     the source is kept beside its library (KEY.cpp) for reading.
+//   * No compiler (FX_CXX or c++ not found), a cache folder that cannot be
+//     made, or source the compiler refuses: a status naming the cause and the
+//     fix; nothing is left in the cache.
+//   * Loaded libraries stay loaded while a KernelLibrary holds them; kernels
+//     taken from one must not outlive it.
+#ifndef FX_CODEGEN_KERNEL_LIBRARY_H_
+#define FX_CODEGEN_KERNEL_LIBRARY_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace fx {
+namespace codegen {
+
+// The instruction sets kernels are compiled for (as aten's CPU capability).
+enum class Isa { kBaseline, kAvx2, kAvx512 };
+
+// "baseline", "avx2", "avx512".
+const char* isa_name(Isa isa);
+// The widest this CPU runs.
+Isa this_cpu_isa();
+// The compiler flags that target `isa` (none for the baseline).
+std::vector<std::string> isa_flags(Isa isa);
+
+struct CompilerOptions {
+  // The compiler: a path, or a name looked up on PATH.
+  std::string compiler = "c++";
+  // Where compiled libraries are kept (made when missing).
+  std::string cache_dir;
+  Isa isa = Isa::kBaseline;
+  // Flags besides the ISA's: optimisation and the C++ standard. (No
+  // -ffast-math: kernels must round as aten does.)
+  std::vector<std::string> flags = {"-std=c++17", "-O3", "-fPIC", "-shared",
+                                    "-fvisibility=hidden", "-fno-math-errno"};
+
+  // FX_CXX (default c++); FX_CACHE_DIR (default $XDG_CACHE_HOME/fx-cpp/kernels,
+  // or ~/.cache/fx-cpp/kernels); this CPU's instruction set.
+  static CompilerOptions from_environment();
+};
+
+class KernelLibrary {
+ public:
+  // `source` compiled with `options` and loaded, or found in the cache and
+  // loaded.
+  static absl::StatusOr<std::shared_ptr<const KernelLibrary>> compile(
+      absl::string_view source, const CompilerOptions& options);
+
+  ~KernelLibrary();
+  KernelLibrary(const KernelLibrary&) = delete;
+  KernelLibrary& operator=(const KernelLibrary&) = delete;
+
+  // The address of the extern "C" function `name` (exported by the source:
+  // __attribute__((visibility("default")))); an error naming it when the
+  // library has none.
+  absl::StatusOr<void*> symbol(const std::string& name) const;
+  template <typename Signature>
+  absl::StatusOr<Signature*> function(const std::string& name) const {
+    auto address = symbol(name);
+    if (!address.ok()) return address.status();
+    return reinterpret_cast<Signature*>(*address);
+  }
+
+  // The library's file in the cache, and whether it was there already (no
+  // compiler ran).
+  const std::string& path() const { return path_; }
+  bool from_cache() const { return from_cache_; }
+
+ private:
+  KernelLibrary(std::string path, void* handle, bool from_cache)
+      : path_(std::move(path)), handle_(handle), from_cache_(from_cache) {}
+
+  std::string path_;
+  void* handle_;
+  bool from_cache_;
+};
+
+}  // namespace codegen
+}  // namespace fx
+
+#endif  // FX_CODEGEN_KERNEL_LIBRARY_H_
