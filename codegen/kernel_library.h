@@ -55,10 +55,11 @@ struct CompilerOptions {
   // Where compiled libraries are kept (made when missing).
   std::string cache_dir;
   Isa isa = Isa::kBaseline;
-  // Flags besides the ISA's: optimisation and the C++ standard. (No
-  // -ffast-math: kernels must round as aten does.)
+  // Flags besides the ISA's: optimisation and the C++ standard. Kernels must
+  // round as aten's do: no -ffast-math, and no contraction of a multiply and
+  // an add into one fused multiply-add (rounded once where aten rounds twice).
   std::vector<std::string> flags = {"-std=c++17", "-O3", "-fPIC", "-shared",
-                                    "-fvisibility=hidden", "-fno-math-errno"};
+                                    "-fvisibility=hidden", "-fno-math-errno", "-ffp-contract=off"};
 
   // FX_CXX (default c++); FX_CACHE_DIR (default $XDG_CACHE_HOME/fx-cpp/kernels,
   // or ~/.cache/fx-cpp/kernels); this CPU's instruction set.
