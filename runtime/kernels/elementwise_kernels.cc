@@ -13,7 +13,6 @@
 
 #include <ATen/MemoryOverlap.h>
 #include <ATen/core/LegacyTypeDispatch.h>
-#include <ATen/cpu/vec/vec.h>
 #include <ATen/core/grad_mode.h>
 #include <ATen/ops/add.h>
 #include <ATen/ops/div.h>
@@ -357,44 +356,83 @@ std::shared_ptr<const CompiledProgram> compiled(c10::string_view text) {
   return found;
 }
 
-template <typename T>
-T relu_of(T x) {
-  return x < T(0) ? T(0) : x;  // NaN and -0.0 stay as they are, as in aten
+// One operation over `length` elements: dst[i] = op(a[i], b[i]), where an
+// operand with a null pointer is the value given beside it. dst may be a or
+// b (each element is read before it is written) but overlaps neither
+// otherwise, so the loops carry no dependence (FX_IVDEP).
+#if defined(__clang__)
+#define FX_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define FX_IVDEP _Pragma("GCC ivdep")
+#endif
+
+template <typename T, typename Op>
+[[gnu::always_inline]] inline void loop(const T* a, T a_value, const T* b, T b_value, T* dst,
+                                        int64_t length, Op op) {
+  if (a != nullptr && b != nullptr) {
+    FX_IVDEP for (int64_t i = 0; i < length; ++i) dst[i] = op(a[i], b[i]);
+  } else if (a != nullptr) {
+    FX_IVDEP for (int64_t i = 0; i < length; ++i) dst[i] = op(a[i], b_value);
+  } else if (b != nullptr) {
+    FX_IVDEP for (int64_t i = 0; i < length; ++i) dst[i] = op(a_value, b[i]);
+  } else {
+    const T r = op(a_value, b_value);
+    for (int64_t i = 0; i < length; ++i) dst[i] = r;
+  }
 }
 
-// One operation over `length` elements: dst[i] = op(a[i], b[i]), where an
-// operand with a null pointer is the value given beside it.
 template <typename T>
-void apply(ElementwiseOp op, const T* a, T a_value, const T* b, T b_value, T* dst, int64_t length) {
-  using Vec = at::vec::Vectorized<T>;
-  const Vec va(a_value), vb(b_value), zero(T(0));
-  int64_t i = 0;
-  for (; i + Vec::size() <= length; i += Vec::size()) {
-    const Vec x = a ? Vec::loadu(a + i) : va;
-    const Vec y = b ? Vec::loadu(b + i) : vb;
-    Vec r;
-    switch (op) {
-      case ElementwiseOp::kAdd: r = x + y; break;
-      case ElementwiseOp::kSub: r = x - y; break;
-      case ElementwiseOp::kMul: r = x * y; break;
-      case ElementwiseOp::kDiv: r = x / y; break;
-      case ElementwiseOp::kNeg: r = x.neg(); break;
-      case ElementwiseOp::kRelu: r = at::vec::clamp_min(x, zero); break;
-    }
-    r.store(dst + i);
+[[gnu::always_inline]] inline void apply_operation(ElementwiseOp op, const T* a, T a_value,
+                                                   const T* b, T b_value, T* dst, int64_t length) {
+  // (Each call written out: a helper between would not be inlined into the
+  // clones below, and would run the baseline's code.)
+  switch (op) {
+    case ElementwiseOp::kAdd:
+      loop(a, a_value, b, b_value, dst, length, [](T x, T y) { return x + y; });
+      break;
+    case ElementwiseOp::kSub:
+      loop(a, a_value, b, b_value, dst, length, [](T x, T y) { return x - y; });
+      break;
+    case ElementwiseOp::kMul:
+      loop(a, a_value, b, b_value, dst, length, [](T x, T y) { return x * y; });
+      break;
+    case ElementwiseOp::kDiv:
+      loop(a, a_value, b, b_value, dst, length, [](T x, T y) { return x / y; });
+      break;
+    case ElementwiseOp::kNeg:
+      loop(a, a_value, b, b_value, dst, length, [](T x, T) { return -x; });
+      break;
+    case ElementwiseOp::kRelu:  // NaN and -0.0 stay as they are, as in aten
+      loop(a, a_value, b, b_value, dst, length, [](T x, T) { return x < T(0) ? T(0) : x; });
+      break;
   }
-  for (; i < length; ++i) {
-    const T x = a ? a[i] : a_value;
-    const T y = b ? b[i] : b_value;
-    switch (op) {
-      case ElementwiseOp::kAdd: dst[i] = x + y; break;
-      case ElementwiseOp::kSub: dst[i] = x - y; break;
-      case ElementwiseOp::kMul: dst[i] = x * y; break;
-      case ElementwiseOp::kDiv: dst[i] = x / y; break;
-      case ElementwiseOp::kNeg: dst[i] = -x; break;
-      case ElementwiseOp::kRelu: dst[i] = relu_of(x); break;
-    }
-  }
+}
+
+// The loops compiled for AVX-512, AVX2 and the baseline, the CPU's chosen
+// when libfx loads (inlined into each: a function they call would be
+// compiled for the baseline alone). (Plain loops the compiler vectorises, not
+// at::vec::Vectorized: outside ATen's own kernels, which ATen compiles once
+// per CPU capability, its headers give the generic element loops.) The
+// operations are IEEE-exact, one rounding each, so every width computes the
+// same; no multiply and add is contracted, each being its own loop. (The
+// cost model -O2 takes vectorises no loop whose length is unknown.)
+#if defined(__x86_64__) && defined(__clang__)
+#define FX_ELEMENTWISE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#elif defined(__x86_64__) && defined(__GNUC__)
+#define FX_ELEMENTWISE_CLONES \
+  __attribute__((target_clones("avx512f", "avx2", "default"), optimize("vect-cost-model=dynamic")))
+#else
+#define FX_ELEMENTWISE_CLONES
+#endif
+
+FX_ELEMENTWISE_CLONES void apply(ElementwiseOp op, const float* a, float a_value, const float* b,
+                                 float b_value, float* dst, int64_t length) {
+  apply_operation<float>(op, a, a_value, b, b_value, dst, length);
+}
+
+FX_ELEMENTWISE_CLONES void apply(ElementwiseOp op, const double* a, double a_value, const double* b,
+                                 double b_value, double* dst, int64_t length) {
+  apply_operation<double>(op, a, a_value, b, b_value, dst, length);
 }
 
 template <typename T>
@@ -456,7 +494,7 @@ void run_fast(const CompiledProgram& c, const std::vector<at::Tensor>& inputs, i
       operand(ins.a, a, a_value);
       if (is_binary(ins.op)) operand(ins.b, b, b_value);
       T* dst = k + 1 == n ? out + offset : registers + c.register_of[k] * block;
-      apply<T>(ins.op, a, a_value, b, b_value, dst, length);
+      apply(ins.op, a, a_value, b, b_value, dst, length);
     }
   }
 }
