@@ -19,6 +19,7 @@
 #include <c10/util/hash.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -136,6 +137,32 @@ absl::StatusOr<std::string> temporary_file(const std::string& dir, const std::st
   return name;
 }
 
+// Code found in the cache runs in this process: the folder and the library
+// must be writable by this user alone, else another user (or a process of
+// theirs) could plant a library under a key's name, as a shared /tmp allows.
+absl::Status check_private(const std::string& path, bool folder) {
+  // (A folder through a link is the folder linked to, as ~/.cache often is;
+  // a library must be a file of its own.)
+  struct stat st;
+  if ((folder ? stat(path.c_str(), &st) : lstat(path.c_str(), &st)) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+  }
+  const char* what = folder ? "the kernel cache " : "the cached kernel ";
+  if (folder ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, path, " is not a ", folder ? "folder" : "regular file (a link, or something else)",
+        ": set FX_CACHE_DIR to a folder of your own"));
+  }
+  if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s%s is %s (mode %04o): code planted there would run in this process; use a folder only "
+        "you can write (set FX_CACHE_DIR, or chmod go-w)",
+        what, path, st.st_uid != geteuid() ? "another user's" : "writable by other users",
+        st.st_mode & 07777));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 const char* isa_name(Isa isa) {
@@ -213,9 +240,11 @@ absl::StatusOr<std::shared_ptr<const KernelLibrary>> KernelLibrary::compile(
         "cannot make the kernel cache ", options.cache_dir, ": ", error.message(),
         " (set FX_CACHE_DIR to a folder of your own)"));
   }
+  if (absl::Status s = check_private(options.cache_dir, /*folder=*/true); !s.ok()) return s;
   const std::string path = absl::StrCat(options.cache_dir, "/", key, ".so");
 
   if (access(path.c_str(), R_OK) == 0) {
+    if (absl::Status s = check_private(path, /*folder=*/false); !s.ok()) return s;
     if (void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
       return std::shared_ptr<const KernelLibrary>(new KernelLibrary(path, handle, true));
     }

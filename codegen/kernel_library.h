@@ -21,6 +21,10 @@
 //   * Entries are written under a temporary name and renamed into place, so
 //     processes compiling the same source at once each find a whole library;
 //     the source is kept beside its library (KEY.cpp) for reading.
+//   * Code found in the cache runs in this process, so the cache folder and
+//     each library in it must be this user's and writable by no one else (a
+//     shared /tmp would let another user plant a library under a key's name);
+//     otherwise the status names the file and its mode.
 //   * No compiler (FX_CXX or c++ not found), a cache folder that cannot be
 //     made, or source the compiler refuses: a status naming the cause and the
 //     fix; nothing is left in the cache.

@@ -153,6 +153,51 @@ TEST(KernelLibraryTest, ACacheFolderThatCannotBeMadeIsNamed) {
   EXPECT_THAT(std::string(library.status().message()), HasSubstr("FX_CACHE_DIR"));
 }
 
+// Code found in the cache runs in the process: a cache others may write to
+// (a shared /tmp), a library in it others may write, or a link in place of
+// either, is refused, naming it.
+TEST(KernelLibraryTest, ACacheOthersCanWriteIsRefused) {
+  const std::string dir = fresh_dir("shared");
+  CompilerOptions options = options_in(dir + "/cache");
+  auto first = KernelLibrary::compile(kAddOne, options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string library = (*first)->path();
+
+  chmod(library.c_str(), 0666);
+  auto planted = KernelLibrary::compile(kAddOne, options);
+  ASSERT_FALSE(planted.ok());
+  EXPECT_THAT(std::string(planted.status().message()),
+              HasSubstr("the cached kernel " + library + " is writable by other users (mode 0666)"));
+  chmod(library.c_str(), 0644);
+
+  chmod(options.cache_dir.c_str(), 0777);
+  auto shared = KernelLibrary::compile(kAddOne, options);
+  ASSERT_FALSE(shared.ok());
+  EXPECT_THAT(std::string(shared.status().message()),
+              HasSubstr("the kernel cache " + options.cache_dir +
+                        " is writable by other users (mode 0777)"));
+  EXPECT_THAT(std::string(shared.status().message()), HasSubstr("FX_CACHE_DIR"));
+  chmod(options.cache_dir.c_str(), 0755);
+
+  // A library replaced by a link (to code elsewhere) is refused; the cache
+  // folder may be reached through a link, as ~/.cache often is.
+  const std::string elsewhere = dir + "/elsewhere.so";
+  std::filesystem::rename(library, elsewhere);
+  ASSERT_EQ(symlink(elsewhere.c_str(), library.c_str()), 0);
+  auto linked = KernelLibrary::compile(kAddOne, options);
+  ASSERT_FALSE(linked.ok());
+  EXPECT_THAT(std::string(linked.status().message()),
+              HasSubstr(library + " is not a regular file (a link, or something else)"));
+  std::filesystem::remove(library);
+
+  const std::string link = dir + "/link";
+  ASSERT_EQ(symlink(options.cache_dir.c_str(), link.c_str()), 0);
+  CompilerOptions through_link = options;
+  through_link.cache_dir = link;
+  auto again = KernelLibrary::compile(kAddOne, through_link);
+  EXPECT_TRUE(again.ok()) << again.status();
+}
+
 TEST(KernelLibraryTest, TheEnvironmentChoosesCompilerAndCache) {
   setenv("FX_CXX", "my-c++", 1);
   setenv("FX_CACHE_DIR", "/somewhere/kernels", 1);
