@@ -72,48 +72,60 @@ Result (*library_function(const char* member))(absl::Mutex*) {
 namespace absl {
 ABSL_NAMESPACE_BEGIN
 
-void Mutex::Lock() {
-  static auto* lock = library_function<void>("4LockEv");
+// Newer Abseil made lock(), unlock() and the rest (std::mutex's names) the
+// functions its library defines, and Lock(), Unlock()... inline calls of
+// them (20260526, Debian unstable's); the capitalised ones were the
+// library's up to 20240722 (Debian 13's) at least.
+#if defined(ABSL_LTS_RELEASE_VERSION) && ABSL_LTS_RELEASE_VERSION >= 20250512
+#define FX_ABSL_NAME(lower, upper) lower
+#else
+#define FX_ABSL_NAME(lower, upper) upper
+#endif
+
+void Mutex::FX_ABSL_NAME(lock, Lock)() {
+  static auto* real = library_function<void>(FX_ABSL_NAME("4lockEv", "4LockEv"));
   __tsan_mutex_pre_lock(this, 0);
-  lock(this);
+  real(this);
   __tsan_mutex_post_lock(this, 0, 0);
 }
 
-void Mutex::ReaderLock() {
-  static auto* lock = library_function<void>("10ReaderLockEv");
+void Mutex::FX_ABSL_NAME(lock_shared, ReaderLock)() {
+  static auto* real = library_function<void>(FX_ABSL_NAME("11lock_sharedEv", "10ReaderLockEv"));
   __tsan_mutex_pre_lock(this, __tsan_mutex_read_lock);
-  lock(this);
+  real(this);
   __tsan_mutex_post_lock(this, __tsan_mutex_read_lock, 0);
 }
 
-bool Mutex::TryLock() {
-  static auto* try_lock = library_function<bool>("7TryLockEv");
+bool Mutex::FX_ABSL_NAME(try_lock, TryLock)() {
+  static auto* real = library_function<bool>(FX_ABSL_NAME("8try_lockEv", "7TryLockEv"));
   __tsan_mutex_pre_lock(this, __tsan_mutex_try_lock);
-  const bool locked = try_lock(this);
+  const bool locked = real(this);
   __tsan_mutex_post_lock(this, locked ? __tsan_mutex_try_lock : __tsan_mutex_try_lock_failed, 0);
   return locked;
 }
 
-bool Mutex::ReaderTryLock() {
-  static auto* try_lock = library_function<bool>("13ReaderTryLockEv");
+bool Mutex::FX_ABSL_NAME(try_lock_shared, ReaderTryLock)() {
+  static auto* real =
+      library_function<bool>(FX_ABSL_NAME("15try_lock_sharedEv", "13ReaderTryLockEv"));
   const unsigned flags = __tsan_mutex_read_lock | __tsan_mutex_try_lock;
   __tsan_mutex_pre_lock(this, flags);
-  const bool locked = try_lock(this);
+  const bool locked = real(this);
   __tsan_mutex_post_lock(this, locked ? flags : flags | __tsan_mutex_try_lock_failed, 0);
   return locked;
 }
 
-void Mutex::Unlock() {
-  static auto* unlock = library_function<void>("6UnlockEv");
+void Mutex::FX_ABSL_NAME(unlock, Unlock)() {
+  static auto* real = library_function<void>(FX_ABSL_NAME("6unlockEv", "6UnlockEv"));
   __tsan_mutex_pre_unlock(this, 0);
-  unlock(this);
+  real(this);
   __tsan_mutex_post_unlock(this, 0);
 }
 
-void Mutex::ReaderUnlock() {
-  static auto* unlock = library_function<void>("12ReaderUnlockEv");
+void Mutex::FX_ABSL_NAME(unlock_shared, ReaderUnlock)() {
+  static auto* real =
+      library_function<void>(FX_ABSL_NAME("13unlock_sharedEv", "12ReaderUnlockEv"));
   __tsan_mutex_pre_unlock(this, __tsan_mutex_read_lock);
-  unlock(this);
+  real(this);
   __tsan_mutex_post_unlock(this, __tsan_mutex_read_lock);
 }
 
