@@ -416,7 +416,20 @@ template <typename T>
 // operations are IEEE-exact, one rounding each, so every width computes the
 // same; no multiply and add is contracted, each being its own loop. (The
 // cost model -O2 takes vectorises no loop whose length is unknown.)
-#if defined(__x86_64__) && defined(__clang__)
+// Not under a sanitizer: the clones' resolver runs while the dynamic loader
+// relocates libfx, before the sanitizer's runtime has started, and its
+// instrumentation crashes there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FX_ELEMENTWISE_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define FX_ELEMENTWISE_SANITIZED 1
+#endif
+#endif
+
+#if defined(FX_ELEMENTWISE_SANITIZED)
+#define FX_ELEMENTWISE_CLONES
+#elif defined(__x86_64__) && defined(__clang__)
 #define FX_ELEMENTWISE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #elif defined(__x86_64__) && defined(__GNUC__)
 #define FX_ELEMENTWISE_CLONES \
