@@ -1,6 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "codegen/elementwise_source.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -32,8 +33,9 @@ std::string number_value(const c10::Scalar& number, const char* type) {
   return absl::StrCat("static_cast<", type, ">(", literal, ")");
 }
 
-std::string operand_value(const ElementwiseOperand& o, const ElementwiseSignature& signature,
-                          const char* type) {
+// Operand `o` of instruction `k` as an expression in the loop.
+std::string operand_value(const ElementwiseOperand& o, size_t k,
+                          const ElementwiseSignature& signature) {
   switch (o.kind) {
     case ElementwiseOperand::Kind::kInput: {
       const bool scalar = static_cast<size_t>(o.index) < signature.scalar_inputs.size() &&
@@ -43,7 +45,7 @@ std::string operand_value(const ElementwiseOperand& o, const ElementwiseSignatur
     case ElementwiseOperand::Kind::kResult:
       return absl::StrCat("t", o.index);
     case ElementwiseOperand::Kind::kNumber:
-      return number_value(o.number, type);
+      return absl::StrCat("n", k);  // (declared before the loop)
   }
   return "";
 }
@@ -53,9 +55,13 @@ std::string operand_value(const ElementwiseOperand& o, const ElementwiseSignatur
 std::string double_literal(double value) {
   if (std::isnan(value)) return std::signbit(value) ? "(-__builtin_nan(\"\"))" : "__builtin_nan(\"\")";
   if (std::isinf(value)) return value < 0 ? "(-__builtin_inf())" : "__builtin_inf()";
-  char text[64];
-  std::snprintf(text, sizeof text, "%a", value);
-  return value < 0 || std::signbit(value) ? absl::StrCat("(", text, ")") : std::string(text);
+  // Hexadecimal, exact, and not in the locale's notation (printf's %a writes
+  // a decimal comma where LC_NUMERIC says so).
+  char digits[64];
+  const auto written =
+      std::to_chars(digits, digits + sizeof digits, std::fabs(value), std::chars_format::hex);
+  const std::string text = absl::StrCat("0x", absl::string_view(digits, written.ptr - digits));
+  return std::signbit(value) ? absl::StrCat("(-", text, ")") : text;
 }
 
 absl::StatusOr<std::string> elementwise_source(const ElementwiseProgram& program,
@@ -76,8 +82,27 @@ absl::StatusOr<std::string> elementwise_source(const ElementwiseProgram& program
                                                    " inputs, and the signature describes ",
                                                    signature.scalar_inputs.size()));
   }
-  // What the result depends on, backwards from it: only that is computed.
+  // The program's indices, as parse() checks them (a program may be built
+  // in code): a result read before it is made, or an input past the count,
+  // would make source that reads out of bounds or does not compile.
   const size_t n = program.instructions.size();
+  for (size_t k = 0; k < n; ++k) {
+    const ElementwiseInstruction& ins = program.instructions[k];
+    for (const ElementwiseOperand* o : {&ins.a, &ins.b}) {
+      if (o == &ins.b && !is_binary(ins.op)) continue;
+      const bool bad =
+          (o->kind == ElementwiseOperand::Kind::kResult && (o->index < 0 || static_cast<size_t>(o->index) >= k)) ||
+          (o->kind == ElementwiseOperand::Kind::kInput && (o->index < 0 || o->index >= program.inputs)) ||
+          (o->kind == ElementwiseOperand::Kind::kNumber && o == &ins.a);
+      if (bad) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "instruction ", k, " reads ", o->kind == ElementwiseOperand::Kind::kNumber ? "a number as its first operand"
+            : o->kind == ElementwiseOperand::Kind::kResult ? absl::StrCat("result ", o->index, ", not made before it")
+            : absl::StrCat("input ", o->index, " of a program of ", program.inputs)));
+      }
+    }
+  }
+  // What the result depends on, backwards from it: only that is computed.
   std::vector<bool> needed(n, false), read(program.inputs, false);
   needed[n - 1] = true;
   for (size_t k = n; k-- > 0;) {
@@ -111,13 +136,23 @@ absl::StatusOr<std::string> elementwise_source(const ElementwiseProgram& program
                       j, "]);\n");
     }
   }
+  // Numbers as values the compiler cannot see (the empty asm may change
+  // them): folded at compile time, x * 1 would stay a denormal that the
+  // interpreter, computing at run time with denormals flushed
+  // (torch.set_flush_denormal), turns into 0.
+  for (size_t k = 0; k < n; ++k) {
+    const ElementwiseInstruction& ins = program.instructions[k];
+    if (!needed[k] || !is_binary(ins.op) || ins.b.kind != ElementwiseOperand::Kind::kNumber) continue;
+    absl::StrAppend(&s, "  ", type, " n", k, " = ", number_value(ins.b.number, type), ";\n",
+                    "  __asm__(\"\" : \"+m\"(n", k, "));\n");
+  }
   absl::StrAppend(&s, "  ", type, "* r = static_cast<", type, "*>(out);\n",
                   "  for (int64_t k = 0; k < n; ++k) {\n");
   for (size_t k = 0; k < n; ++k) {
     if (!needed[k]) continue;
     const ElementwiseInstruction& ins = program.instructions[k];
-    const std::string a = operand_value(ins.a, signature, type);
-    const std::string b = is_binary(ins.op) ? operand_value(ins.b, signature, type) : "";
+    const std::string a = operand_value(ins.a, k, signature);
+    const std::string b = is_binary(ins.op) ? operand_value(ins.b, k, signature) : "";
     std::string value;
     switch (ins.op) {
       case ElementwiseOp::kAdd: value = absl::StrCat(a, " + ", b); break;

@@ -24,7 +24,14 @@
 //     written), but may not overlap one otherwise.
 //   * The source contains no text of the program's origin: operations come
 //     from a fixed table, operands are indices, and numbers are formatted by
-//     the generator (hexadecimal floating point, exact).
+//     the generator (hexadecimal floating point, exact, whatever the
+//     locale). Numbers reach the loop as values the compiler cannot fold (x *
+//     1 kept as a multiplication), so that a denormal is flushed where the
+//     interpreter's is (torch.set_flush_denormal) and the rounding mode is
+//     the run's.
+//   * A program built in code is checked as parse() checks one: a result
+//     read before it is made, or an input past the program's count, is an
+//     error.
 //   * A program the fast path does not run (subtracting a bool, which aten
 //     refuses) or a dtype other than float and double is an error.
 #ifndef FX_CODEGEN_ELEMENTWISE_SOURCE_H_

@@ -14,7 +14,9 @@
 
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/Context.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/full.h>
 #include <ATen/ops/eq.h>
 #include <ATen/ops/isnan.h>
 #include <ATen/ops/all.h>
@@ -166,6 +168,41 @@ TEST(ElementwiseSourceTest, WhatTheFastPathDoesNotRunIsRefused) {
   EXPECT_THAT(std::string(half.status().message()), HasSubstr("float and double tensors, not Half"));
   auto short_signature = elementwise_source(*program, {c10::kFloat, {}});
   EXPECT_FALSE(short_signature.ok());
+}
+
+// With denormals flushed (torch.set_flush_denormal(True)), x * 1 of a
+// denormal x is 0 when computed, x when folded at compile time: the
+// generated loop computes, as the interpreter does.
+TEST(ElementwiseSourceTest, ArithmeticWithNumbersIsComputedNotFolded) {
+  const std::string text = "t0=mul(i0,1);t1=div(t0,1);t2=add(t1,-0.0)";
+  Compiled c = compile(text, {c10::kFloat, {false}}, this_cpu_isa());
+  ASSERT_NE(c.kernel, nullptr);
+  // (Made before flushing starts: converting 1e-40 to float would flush it.)
+  const at::Tensor x = at::full({64}, 1e-40, at::TensorOptions().dtype(c10::kFloat));
+  ASSERT_TRUE(at::globalContext().setFlushDenormal(true)) << "this CPU cannot flush denormals";
+  const at::Tensor want = run_elementwise(*ElementwiseProgram::parse(text), {x});
+  const at::Tensor got = run(c, {x}, x);
+  at::globalContext().setFlushDenormal(false);
+  EXPECT_TRUE(same_bits(got, want));
+}
+
+// A program built in code, not parsed, is checked as parse() checks one.
+TEST(ElementwiseSourceTest, AProgramBuiltInCodeIsCheckedAsParsedOnesAre) {
+  ElementwiseProgram program;
+  program.inputs = 1;
+  ElementwiseInstruction ins;
+  ins.op = ElementwiseOp::kAdd;
+  ins.a.kind = ElementwiseOperand::Kind::kInput;
+  ins.a.index = 0;
+  ins.b.kind = ElementwiseOperand::Kind::kResult;
+  ins.b.index = 0;  // its own result
+  program.instructions.push_back(ins);
+  auto own = elementwise_source(program, {c10::kFloat, {false}});
+  EXPECT_THAT(std::string(own.status().message()), HasSubstr("reads result 0, not made before it"));
+  program.instructions[0].b.kind = ElementwiseOperand::Kind::kInput;
+  program.instructions[0].b.index = 5;
+  auto past = elementwise_source(program, {c10::kFloat, {false}});
+  EXPECT_THAT(std::string(past.status().message()), HasSubstr("reads input 5 of a program of 1"));
 }
 
 TEST(ElementwiseSourceTest, NumbersAreWrittenExactly) {

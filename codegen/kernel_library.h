@@ -21,13 +21,20 @@
 //   * Entries are written under a temporary name and renamed into place, so
 //     processes compiling the same source at once each find a whole library;
 //     the source is kept beside its library (KEY.cpp) for reading.
-//   * Code found in the cache runs in this process, so the cache folder and
-//     each library in it must be this user's and writable by no one else (a
-//     shared /tmp would let another user plant a library under a key's name);
-//     otherwise the status names the file and its mode.
+//   * Code found in the cache runs in this process, so only this user may
+//     change what is there: the cache folder (made 0700, whatever the umask)
+//     and each library in it must be this user's and writable by no one else,
+//     a library must be a file (not a link), and every folder above the cache
+//     must be this user's or root's and not writable by others unless sticky
+//     (a cache in a shared /tmp would let another user plant a library under a
+//     key's name). The folder and the library are checked through the
+//     descriptors they are used through. Otherwise the status names the file
+//     and its mode.
 //   * No compiler (FX_CXX or c++ not found), a cache folder that cannot be
-//     made, or source the compiler refuses: a status naming the cause and the
-//     fix; nothing is left in the cache.
+//     made, source the compiler refuses (quoting it), a compiler killed or
+//     running past the timeout: a status naming the cause and the fix;
+//     nothing is left in the cache. (A process killed while compiling leaves
+//     its KEY.XXXXXX temporaries.)
 //   * Loaded libraries stay loaded while a KernelLibrary holds them; kernels
 //     taken from one must not outlive it.
 #ifndef FX_CODEGEN_KERNEL_LIBRARY_H_
@@ -59,6 +66,8 @@ struct CompilerOptions {
   // Where compiled libraries are kept (made when missing).
   std::string cache_dir;
   Isa isa = Isa::kBaseline;
+  // A compiler running longer is stopped, and that is an error.
+  int timeout_seconds = 300;
   // Flags besides the ISA's: optimisation and the C++ standard. Kernels must
   // round as aten's do: no -ffast-math, and no contraction of a multiply and
   // an add into one fused multiply-add (rounded once where aten rounds twice).
@@ -66,7 +75,9 @@ struct CompilerOptions {
                                     "-fvisibility=hidden", "-fno-math-errno", "-ffp-contract=off"};
 
   // FX_CXX (default c++); FX_CACHE_DIR (default $XDG_CACHE_HOME/fx-cpp/kernels,
-  // or ~/.cache/fx-cpp/kernels); this CPU's instruction set.
+  // or ~/.cache/fx-cpp/kernels, the home folder from the password database
+  // where HOME is not set); this CPU's instruction set. A relative folder is
+  // taken from the working directory when compile() runs.
   static CompilerOptions from_environment();
 };
 

@@ -137,8 +137,9 @@ TEST(KernelLibraryTest, SourceTheCompilerRefusesLeavesNothingInTheCache) {
   auto library = KernelLibrary::compile("extern \"C\" void broken( {", options_in(dir));
   ASSERT_FALSE(library.ok());
   EXPECT_EQ(library.status().code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(std::string(library.status().message()), HasSubstr("failed on generated code"));
-  EXPECT_THAT(std::string(library.status().message()), HasSubstr("error"));
+  EXPECT_THAT(std::string(library.status().message()),
+              HasSubstr("failed on the kernel's source (exit status 1): "));
+  EXPECT_THAT(std::string(library.status().message()), HasSubstr("error: "));
   EXPECT_THAT(files_in(dir), ::testing::IsEmpty());
 }
 
@@ -187,7 +188,7 @@ TEST(KernelLibraryTest, ACacheOthersCanWriteIsRefused) {
   auto linked = KernelLibrary::compile(kAddOne, options);
   ASSERT_FALSE(linked.ok());
   EXPECT_THAT(std::string(linked.status().message()),
-              HasSubstr(library + " is not a regular file (a link, or something else)"));
+              HasSubstr("the cached kernel " + library + " is a link, not a file"));
   std::filesystem::remove(library);
 
   const std::string link = dir + "/link";
@@ -196,6 +197,59 @@ TEST(KernelLibraryTest, ACacheOthersCanWriteIsRefused) {
   through_link.cache_dir = link;
   auto again = KernelLibrary::compile(kAddOne, through_link);
   EXPECT_TRUE(again.ok()) << again.status();
+}
+
+// A folder above the cache that others may write (and is not sticky, as
+// /tmp is) lets them replace the cache: refused, naming it.
+TEST(KernelLibraryTest, AFolderAboveTheCacheOthersCanWriteIsRefused) {
+  const std::string dir = fresh_dir("above");
+  std::filesystem::create_directories(dir + "/open");
+  chmod((dir + "/open").c_str(), 0777);
+  auto refused = KernelLibrary::compile(kAddOne, options_in(dir + "/open/cache"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("is inside " + dir + "/open (mode 0777, writable by other users)"));
+  chmod((dir + "/open").c_str(), 01777);  // sticky, as /tmp
+  auto sticky = KernelLibrary::compile(kAddOne, options_in(dir + "/open/cache"));
+  EXPECT_TRUE(sticky.ok()) << sticky.status();
+}
+
+// A umask that lets the group write (002, common) still makes a cache only
+// this user can write, and libraries the next run accepts.
+TEST(KernelLibraryTest, TheCacheIsPrivateWhateverTheUmask) {
+  const std::string dir = fresh_dir("umask");
+  const mode_t previous = umask(002);
+  CompilerOptions options = options_in(dir + "/a/b/cache");
+  auto first = KernelLibrary::compile(kAddOne, options);
+  auto second = KernelLibrary::compile(kAddOne, options);
+  umask(previous);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_TRUE((*second)->from_cache());
+  struct stat st;
+  ASSERT_EQ(stat(options.cache_dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+}
+
+// A compiler that hangs is stopped at the timeout, one that is killed is
+// named so; neither leaves anything in the cache.
+TEST(KernelLibraryTest, ACompilerThatHangsOrDiesIsNamed) {
+  const std::string dir = fresh_dir("hangs");
+  const std::string hangs = dir + "/hangs", dies = dir + "/dies";
+  std::ofstream(hangs) << "#!/bin/sh\nexec sleep 30\n";
+  std::ofstream(dies) << "#!/bin/sh\nkill -9 $$\n";
+  chmod(hangs.c_str(), 0755);
+  chmod(dies.c_str(), 0755);
+  CompilerOptions options = options_in(dir + "/cache");
+  options.compiler = hangs;
+  options.timeout_seconds = 1;
+  auto hung = KernelLibrary::compile(kAddOne, options);
+  EXPECT_EQ(hung.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(std::string(hung.status().message()), HasSubstr("did not finish in 1 s"));
+  options.compiler = dies;
+  auto died = KernelLibrary::compile(kAddOne, options);
+  EXPECT_THAT(std::string(died.status().message()), HasSubstr("killed by signal 9"));
+  EXPECT_THAT(files_in(options.cache_dir), ::testing::IsEmpty());
 }
 
 TEST(KernelLibraryTest, TheEnvironmentChoosesCompilerAndCache) {

@@ -152,6 +152,7 @@ absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& sche
     const c10::Argument& p = params[i];
     const ParamBinding& b = (*bindings)[i];
     c10::IValue value;
+    bool packed_from_a_list = false;  // kPacked, its first value a list or tuple
     switch (b.kind) {
       case ParamBinding::kDefault:
         stack.push_back(*p.default_value());
@@ -163,6 +164,7 @@ absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& sche
         value = kwargs[b.index].second;
         break;
       case ParamBinding::kPacked: {
+        packed_from_a_list = args[b.index].isList() || args[b.index].isTuple();
         c10::impl::GenericList packed(c10::AnyType::get());
         for (size_t j = b.index; j < b.end; ++j) packed.push_back(std::move(args[j]));
         value = std::move(packed);
@@ -171,13 +173,15 @@ absl::StatusOr<torch::jit::Stack> bind_arguments(const c10::FunctionSchema& sche
     }
     auto coerced = coerce_to_type(std::move(value), p.type(), p.N());
     if (!coerced.ok()) {
-      // Values packed into a trailing list that do not make one are more
-      // positional arguments than the operator takes: say that too.
+      // Values packed into a trailing list whose first is a list itself were
+      // meant as the list and more arguments after it: say that too. (A bad
+      // element of an intended packing, x.permute(0, 2.5, 1), is the
+      // element's error alone.)
       const std::string packed =
-          b.kind == ParamBinding::kPacked
-              ? absl::StrCat(" (", schema.name(), " takes ", i + 1, " positional arguments but ",
-                             args.size(), " were given; the last ", b.end - b.index,
-                             " were taken as the elements of '", p.name(),
+          packed_from_a_list
+              ? absl::StrCat(" (", schema.name(), " takes ", i + 1, " positional argument",
+                             i == 0 ? "" : "s", " but ", args.size(), " were given; the last ",
+                             b.end - b.index, " were taken as the elements of '", p.name(),
                              "', as Python takes x.permute(0, 2, 1))")
               : "";
       return absl::InvalidArgumentError(absl::StrCat("argument '", p.name(), "' of ", schema.name(),

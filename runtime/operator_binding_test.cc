@@ -78,6 +78,14 @@ TEST(BindArgumentsTest, PackedValuesThatMakeNoListAreTooManyPositionalArguments)
   EXPECT_THAT(std::string(too_many.status().message()),
               ::testing::HasSubstr("(aten::permute takes 2 positional arguments but 3 were given; "
                                    "the last 2 were taken as the elements of 'dims'"));
+
+  // A bad element of an intended packing is that element's error alone.
+  auto bad_element = bind_arguments(*permute->schema, {x, int64_t{0}, 2.5, int64_t{1}}, {});
+  ASSERT_FALSE(bad_element.ok());
+  EXPECT_THAT(std::string(bad_element.status().message()),
+              ::testing::HasSubstr("argument 'dims' of aten::permute: "));
+  EXPECT_THAT(std::string(bad_element.status().message()),
+              ::testing::Not(::testing::HasSubstr("positional argument")));
 }
 
 }  // namespace

@@ -72,11 +72,12 @@ Result (*library_function(const char* member))(absl::Mutex*) {
 namespace absl {
 ABSL_NAMESPACE_BEGIN
 
-// Newer Abseil made lock(), unlock() and the rest (std::mutex's names) the
-// functions its library defines, and Lock(), Unlock()... inline calls of
-// them (20260526, Debian unstable's); the capitalised ones were the
-// library's up to 20240722 (Debian 13's) at least.
-#if defined(ABSL_LTS_RELEASE_VERSION) && ABSL_LTS_RELEASE_VERSION >= 20250512
+// Abseil 20250814 made lock(), unlock() and the rest (std::mutex's names)
+// the functions its library defines, and Lock(), Unlock()... inline calls of
+// them (Debian unstable has 20260526); up to 20250512 the capitalised ones
+// were the library's (Debian 13 has 20240722, Debian 12 20220623). An Abseil
+// built from its head carries no release number, and is new.
+#if !defined(ABSL_LTS_RELEASE_VERSION) || ABSL_LTS_RELEASE_VERSION >= 20250814
 #define FX_ABSL_NAME(lower, upper) lower
 #else
 #define FX_ABSL_NAME(lower, upper) upper

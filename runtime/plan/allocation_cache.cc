@@ -56,10 +56,12 @@ std::unordered_map<void*, Block>& blocks() {
 
 // What the allocator wraps (libtorch's CPU allocator when it was installed)
 // and its deleter. libtorch publishes an installed allocator with a plain
-// store (c10::SetAllocator), so a thread that allocates through it has not
-// synchronised with the thread that installed it: what install_once wrote
-// is read with acquire loads, after its release stores (and a release fence
-// before the allocator is published).
+// store (c10::SetAllocator) and reads it with a plain load, so a thread that
+// allocates through it has not synchronised with the thread that installed
+// it. What install_once writes is stored with release and read with
+// acquire, and a release fence comes before the allocator is published; the
+// load of the allocator pointer itself stays libtorch's, ordered on weakly
+// ordered CPUs only by the dependency of every read on that pointer.
 std::atomic<c10::DeleterFnPtr> wrapped_deleter{nullptr};
 
 // Frees a block of this allocator: a cached one goes back to its pool; any
