@@ -9,7 +9,8 @@
 //
 //   auto source = fx::codegen::elementwise_source(*program, {c10::kFloat, {false, true}});
 //   auto library = fx::codegen::KernelLibrary::compile(*source, options);
-//   auto kernel = (*library)->function<fx::codegen::ElementwiseKernel>(fx::codegen::kElementwiseKernelName);
+//   auto kernel =
+//   (*library)->function<fx::codegen::ElementwiseKernel>(fx::codegen::kElementwiseKernelName);
 //   (*kernel)(inputs, out, n);  // inputs[j]: input j's data
 //
 // Contracts:
@@ -37,11 +38,11 @@
 #ifndef FX_CODEGEN_ELEMENTWISE_SOURCE_H_
 #define FX_CODEGEN_ELEMENTWISE_SOURCE_H_
 
+#include <c10/core/ScalarType.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <c10/core/ScalarType.h>
 
 #include "absl/status/statusor.h"
 #include "runtime/kernels/elementwise_kernels.h"

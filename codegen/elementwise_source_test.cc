@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
+#include <ATen/Context.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
-#include <ATen/Context.h>
-#include <ATen/ops/empty_like.h>
-#include <ATen/ops/full.h>
-#include <ATen/ops/eq.h>
-#include <ATen/ops/isnan.h>
 #include <ATen/ops/all.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/eq.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/isnan.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/scalar_tensor.h>
 
@@ -108,9 +108,10 @@ void expect_like_the_interpreter(const std::string& text, int inputs,
       for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{33}, int64_t{3000}}) {
         std::vector<at::Tensor> in;
         for (int j = 0; j < inputs; ++j) {
-          in.push_back(signature.scalar_inputs[j]
-                           ? at::scalar_tensor(j % 2 == 0 ? -0.0 : 2.5, at::TensorOptions().dtype(dtype))
-                           : values(dtype, n));
+          in.push_back(
+              signature.scalar_inputs[j]
+                  ? at::scalar_tensor(j % 2 == 0 ? -0.0 : 2.5, at::TensorOptions().dtype(dtype))
+                  : values(dtype, n));
         }
         const at::Tensor like = values(dtype, n);
         const at::Tensor want = run_elementwise(*ElementwiseProgram::parse(text), in);
@@ -130,8 +131,8 @@ TEST(ElementwiseSourceTest, ChainsAgreeWithTheInterpreterBitForBit) {
 
 TEST(ElementwiseSourceTest, NumbersOfEveryKindConvertAsAtenConvertsThem) {
   for (const char* number :
-       {"inf", "-inf", "nan", "-0.0", "1e-300", "3.4028235677973366e+38", "0.1",
-        "9007199254740993", "-9223372036854775808", "9223372036854775807", "False"}) {
+       {"inf", "-inf", "nan", "-0.0", "1e-300", "3.4028235677973366e+38", "0.1", "9007199254740993",
+        "-9223372036854775808", "9223372036854775807", "False"}) {
     expect_like_the_interpreter(absl::StrCat("t0=mul(i0,", number, ");t1=add(t0,", number, ")"), 1);
   }
 }
@@ -165,7 +166,8 @@ TEST(ElementwiseSourceTest, WhatTheFastPathDoesNotRunIsRefused) {
   auto program = ElementwiseProgram::parse("t0=neg(i0)");
   ASSERT_TRUE(program.ok());
   auto half = elementwise_source(*program, {c10::kHalf, {false}});
-  EXPECT_THAT(std::string(half.status().message()), HasSubstr("float and double tensors, not Half"));
+  EXPECT_THAT(std::string(half.status().message()),
+              HasSubstr("float and double tensors, not Half"));
   auto short_signature = elementwise_source(*program, {c10::kFloat, {}});
   EXPECT_FALSE(short_signature.ok());
 }

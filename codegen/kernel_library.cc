@@ -157,14 +157,14 @@ absl::StatusOr<std::pair<int, std::string>> run_command(const std::vector<std::s
   while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
   if (timed_out) {
-    return absl::DeadlineExceededError(absl::StrCat(
-        "the compiler ", argv[0], " did not finish in ", timeout.count(), " s and was stopped"));
+    return absl::DeadlineExceededError(absl::StrCat("the compiler ", argv[0], " did not finish in ",
+                                                    timeout.count(), " s and was stopped"));
   }
   if (waited < 0) {
     // (ECHILD: the process ignores SIGCHLD, so its children are reaped unseen.)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot learn whether the compiler ", argv[0], " succeeded: ", std::strerror(errno),
-        " (is SIGCHLD ignored in this process?)"));
+    return absl::FailedPreconditionError(absl::StrCat("cannot learn whether the compiler ", argv[0],
+                                                      " succeeded: ", std::strerror(errno),
+                                                      " (is SIGCHLD ignored in this process?)"));
   }
   return std::make_pair(status, output);
 }
@@ -184,9 +184,9 @@ absl::StatusOr<std::string> temporary_file(const std::string& dir, const std::st
   std::string name = absl::StrCat(dir, "/", prefix, ".XXXXXX", suffix);
   const int fd = mkstemps(name.data(), static_cast<int>(suffix.size()));
   if (fd < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot write in the kernel cache ", dir, ": ", std::strerror(errno),
-        " (set FX_CACHE_DIR to a folder of your own)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write in the kernel cache ", dir, ": ", std::strerror(errno),
+                     " (set FX_CACHE_DIR to a folder of your own)"));
   }
   close(fd);
   return name;
@@ -223,11 +223,13 @@ absl::Status check_folders_above(const std::filesystem::path& folder) {
   return absl::OkStatus();
 }
 
-absl::Status check_private(const struct stat& st, const std::string& what, const std::string& path) {
+absl::Status check_private(const struct stat& st, const std::string& what,
+                           const std::string& path) {
   if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     return absl::FailedPreconditionError(absl::StrCat(
         what, path, " is ", st.st_uid != geteuid() ? "another user's" : "writable by other users",
-        " (", mode_text(st), "): code planted there would run in this process; use a folder only "
+        " (", mode_text(st),
+        "): code planted there would run in this process; use a folder only "
         "you can write (set FX_CACHE_DIR, or chmod go-w)"));
   }
   return absl::OkStatus();
@@ -240,9 +242,9 @@ absl::Status make_folders(const std::filesystem::path& folder) {
   for (const std::filesystem::path& part : folder) {
     p /= part;
     if (mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot make the kernel cache ", folder.string(), ": ", p.string(), ": ",
-          std::strerror(errno), " (set FX_CACHE_DIR to a folder of your own)"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot make the kernel cache ", folder.string(), ": ", p.string(), ": ",
+                       std::strerror(errno), " (set FX_CACHE_DIR to a folder of your own)"));
     }
   }
   return absl::OkStatus();
@@ -256,16 +258,16 @@ absl::StatusOr<int> open_cache(const std::filesystem::path& folder) {
   if (fd < 0 || fstat(fd, &st) != 0) {
     const std::string why = std::strerror(errno);
     if (fd >= 0) close(fd);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot make the kernel cache ", folder.string(), ": ", why,
-        " (set FX_CACHE_DIR to a folder of your own)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot make the kernel cache ", folder.string(), ": ", why,
+                     " (set FX_CACHE_DIR to a folder of your own)"));
   }
   absl::Status s = check_private(st, "the kernel cache ", folder.string());
   if (s.ok()) {
     std::error_code error;
     const std::filesystem::path real = std::filesystem::canonical(folder, error);
-    s = error ? absl::FailedPreconditionError(absl::StrCat("cannot read ", folder.string(), ": ",
-                                                           error.message()))
+    s = error ? absl::FailedPreconditionError(
+                    absl::StrCat("cannot read ", folder.string(), ": ", error.message()))
               : check_folders_above(real);
   }
   if (!s.ok()) {
@@ -285,9 +287,10 @@ absl::StatusOr<void*> load_cached(int dir, const std::string& name, const std::s
   if (fd < 0) {
     if (errno == ENOENT) return nullptr;
     if (errno == ELOOP) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the cached kernel ", shown, " is a link, not a file: set FX_CACHE_DIR to a folder of "
-          "your own"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the cached kernel ", shown,
+                       " is a link, not a file: set FX_CACHE_DIR to a folder of "
+                       "your own"));
     }
     return absl::FailedPreconditionError(
         absl::StrCat("cannot read the cached kernel ", shown, ": ", std::strerror(errno)));
@@ -296,8 +299,8 @@ absl::StatusOr<void*> load_cached(int dir, const std::string& name, const std::s
   absl::Status s = fstat(fd, &st) != 0 ? absl::FailedPreconditionError(absl::StrCat(
                                              "cannot read ", shown, ": ", std::strerror(errno)))
                    : !S_ISREG(st.st_mode)
-                       ? absl::FailedPreconditionError(absl::StrCat(
-                             "the cached kernel ", shown, " is not a regular file"))
+                       ? absl::FailedPreconditionError(
+                             absl::StrCat("the cached kernel ", shown, " is not a regular file"))
                        : check_private(st, "the cached kernel ", shown);
   void* handle = nullptr;
   if (s.ok()) handle = dlopen(absl::StrCat("/proc/self/fd/", fd).c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -314,8 +317,8 @@ std::string home_folder() {
   struct passwd entry;
   struct passwd* found = nullptr;
   std::vector<char> buffer(16384);
-  if (getpwuid_r(geteuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
-      found->pw_dir != nullptr) {
+  if (getpwuid_r(geteuid(), &entry, buffer.data(), buffer.size(), &found) == 0 &&
+      found != nullptr && found->pw_dir != nullptr) {
     return found->pw_dir;
   }
   return "";
@@ -325,12 +328,9 @@ std::string home_folder() {
 
 const char* isa_name(Isa isa) {
   switch (isa) {
-    case Isa::kBaseline:
-      return "baseline";
-    case Isa::kAvx2:
-      return "avx2";
-    case Isa::kAvx512:
-      return "avx512";
+    case Isa::kBaseline: return "baseline";
+    case Isa::kAvx2: return "avx2";
+    case Isa::kAvx512: return "avx512";
   }
   return "?";
 }
@@ -349,10 +349,8 @@ Isa this_cpu_isa() {
 
 std::vector<std::string> isa_flags(Isa isa) {
   switch (isa) {
-    case Isa::kBaseline:
-      return {};
-    case Isa::kAvx2:
-      return {"-mavx2", "-mfma", "-mf16c"};
+    case Isa::kBaseline: return {};
+    case Isa::kAvx2: return {"-mavx2", "-mfma", "-mf16c"};
     case Isa::kAvx512:
       return {"-mavx2", "-mfma", "-mf16c", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq"};
   }
@@ -376,11 +374,11 @@ absl::StatusOr<std::shared_ptr<const KernelLibrary>> KernelLibrary::compile(
     absl::string_view source, const CompilerOptions& options) {
   const std::string compiler = resolve_compiler(options.compiler);
   if (compiler.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "no C++ compiler: ", options.compiler,
-        options.compiler.find('/') != std::string::npos ? " is not an executable file"
-                                                        : " is not on PATH",
-        "; install one (apt-get install g++) or name it with FX_CXX"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("no C++ compiler: ", options.compiler,
+                     options.compiler.find('/') != std::string::npos ? " is not an executable file"
+                                                                     : " is not on PATH",
+                     "; install one (apt-get install g++) or name it with FX_CXX"));
   }
   auto identity = compiler_identity(compiler);
   if (!identity.ok()) return identity.status();
@@ -459,7 +457,8 @@ absl::StatusOr<std::shared_ptr<const KernelLibrary>> KernelLibrary::compile(
   auto loaded = load_cached(*dir, name, path);
   if (!loaded.ok()) return loaded.status();
   if (*loaded == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot load the compiled kernel ", path, ": ", dlerror()));
+    return absl::InternalError(
+        absl::StrCat("cannot load the compiled kernel ", path, ": ", dlerror()));
   }
   return std::shared_ptr<const KernelLibrary>(new KernelLibrary(path, *loaded, false));
 }

@@ -71,8 +71,9 @@ struct CompilerOptions {
   // Flags besides the ISA's: optimisation and the C++ standard. Kernels must
   // round as aten's do: no -ffast-math, and no contraction of a multiply and
   // an add into one fused multiply-add (rounded once where aten rounds twice).
-  std::vector<std::string> flags = {"-std=c++17", "-O3", "-fPIC", "-shared",
-                                    "-fvisibility=hidden", "-fno-math-errno", "-ffp-contract=off"};
+  std::vector<std::string> flags = {
+      "-std=c++17",       "-O3", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
+      "-ffp-contract=off"};
 
   // FX_CXX (default c++); FX_CACHE_DIR (default $XDG_CACHE_HOME/fx-cpp/kernels,
   // or ~/.cache/fx-cpp/kernels, the home folder from the password database

@@ -94,8 +94,9 @@ TEST(KernelLibraryTest, CompilesOnceAndFindsTheLibraryInTheCacheAfter) {
   EXPECT_EQ((*second)->path(), (*first)->path());
   EXPECT_EQ(lines(log), 1);
   // The source is kept beside its library, and no temporary is left.
-  EXPECT_THAT(files_in(options.cache_dir),
-              ::testing::UnorderedElementsAre(::testing::EndsWith(".so"), ::testing::EndsWith(".cpp")));
+  EXPECT_THAT(
+      files_in(options.cache_dir),
+      ::testing::UnorderedElementsAre(::testing::EndsWith(".so"), ::testing::EndsWith(".cpp")));
 
   // Other source, or the same for another instruction set, is another entry.
   auto other = KernelLibrary::compile(absl::StrCat(kAddOne, "// another\n"), options);
@@ -167,8 +168,9 @@ TEST(KernelLibraryTest, ACacheOthersCanWriteIsRefused) {
   chmod(library.c_str(), 0666);
   auto planted = KernelLibrary::compile(kAddOne, options);
   ASSERT_FALSE(planted.ok());
-  EXPECT_THAT(std::string(planted.status().message()),
-              HasSubstr("the cached kernel " + library + " is writable by other users (mode 0666)"));
+  EXPECT_THAT(
+      std::string(planted.status().message()),
+      HasSubstr("the cached kernel " + library + " is writable by other users (mode 0666)"));
   chmod(library.c_str(), 0644);
 
   chmod(options.cache_dir.c_str(), 0777);
