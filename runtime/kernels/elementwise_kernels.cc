@@ -167,6 +167,51 @@ std::string ElementwiseProgram::to_string() const {
   return text;
 }
 
+absl::Status ElementwiseProgram::validate() const {
+  for (size_t k = 0; k < instructions.size(); ++k) {
+    const ElementwiseInstruction& ins = instructions[k];
+    for (const ElementwiseOperand* o : {&ins.a, &ins.b}) {
+      if (o == &ins.b && !is_binary(ins.op)) continue;
+      const bool bad = (o->kind == ElementwiseOperand::Kind::kResult &&
+                        (o->index < 0 || static_cast<size_t>(o->index) >= k)) ||
+                       (o->kind == ElementwiseOperand::Kind::kInput &&
+                        (o->index < 0 || o->index >= inputs)) ||
+                       (o->kind == ElementwiseOperand::Kind::kNumber && o == &ins.a);
+      if (bad) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "instruction ", k, " reads ",
+            o->kind == ElementwiseOperand::Kind::kNumber ? "a number as its first operand"
+            : o->kind == ElementwiseOperand::Kind::kResult
+                ? absl::StrCat("result ", o->index, ", not made before it")
+                : absl::StrCat("input ", o->index, " of a program of ", inputs)));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+ElementwiseDependencies elementwise_dependencies(const ElementwiseProgram& program) {
+  const size_t n = program.instructions.size();
+  ElementwiseDependencies d;
+  d.needed.assign(n, false);
+  d.read.assign(program.inputs, false);
+  if (n > 0) d.needed[n - 1] = true;
+  for (size_t k = n; k-- > 0;) {
+    if (!d.needed[k]) continue;
+    const ElementwiseInstruction& ins = program.instructions[k];
+    for (const ElementwiseOperand* o : {&ins.a, &ins.b}) {
+      if (o == &ins.b && !is_binary(ins.op)) continue;
+      if (o->kind == ElementwiseOperand::Kind::kResult) d.needed[o->index] = true;
+      if (o->kind == ElementwiseOperand::Kind::kInput) d.read[o->index] = true;
+    }
+    if (ins.op == ElementwiseOp::kSub && ins.b.kind == ElementwiseOperand::Kind::kNumber &&
+        ins.b.number.isBoolean() && d.subtracts_bool < 0) {
+      d.subtracts_bool = static_cast<int>(k);
+    }
+  }
+  return d;
+}
+
 namespace {
 
 // aten's operators, one after another: the reference the fast loop must equal.
@@ -291,23 +336,11 @@ CompiledProgram compile(std::string text, ElementwiseProgram program) {
       free_registers.pop_back();
     }
   }
-  // Backwards from the result: what it depends on.
-  std::vector<bool> needed(n, false);
-  c.used.assign(program.inputs, false);
-  if (n > 0) needed[n - 1] = true;
-  for (size_t k = n; k-- > 0;) {
-    if (!needed[k]) continue;
-    const ElementwiseInstruction& ins = program.instructions[k];
-    for (const ElementwiseOperand* o : {&ins.a, &ins.b}) {
-      if (o == &ins.b && !is_binary(ins.op)) continue;
-      if (o->kind == ElementwiseOperand::Kind::kResult) needed[o->index] = true;
-      if (o->kind == ElementwiseOperand::Kind::kInput) c.used[o->index] = true;
-    }
-    if (ins.op == ElementwiseOp::kSub && ins.b.kind == ElementwiseOperand::Kind::kNumber &&
-        ins.b.number.isBoolean()) {
-      c.fast = false;
-    }
-  }
+  // Backwards from the result: what it depends on. Subtracting a bool goes to
+  // aten, which refuses it.
+  ElementwiseDependencies dependencies = elementwise_dependencies(program);
+  c.used = std::move(dependencies.read);
+  if (dependencies.subtracts_bool >= 0) c.fast = false;
   c.program = std::move(program);
   return c;
 }
