@@ -10,9 +10,10 @@
 // is FX for C++'s own: a .pt2's weights fill it directly, and a TorchScript
 // module is converted at the format's boundary (runtime/torchscript/).
 //
-//   fx::GraphModule gm = *fx::Model::load("resnet18.pt2")->graph_module();
+//   absl::StatusOr<fx::Model> model = fx::Model::load("resnet18.pt2");   // fx/model.h
+//   fx::GraphModule& gm = model->graph_module();
 //   std::cout << gm.code();                       // the Python source of forward
-//   c10::IValue out = *gm({torch::rand({1, 3, 224, 224})});   // runs the graph
+//   absl::StatusOr<c10::IValue> out = gm({torch::rand({1, 3, 224, 224})});   // runs it
 //
 // A GraphModule can also be built from a module and a new Graph (seed 003's
 // "fx.Graph -> Module"): `GraphModule(model, std::move(graph), "revisedModel")`

@@ -156,6 +156,35 @@ absl::Status Module::set_value(absl::string_view name, c10::IValue value) {
   return absl::OkStatus();
 }
 
+absl::Status Module::store_code_written(absl::string_view name, c10::IValue value) const {
+  // The slot is this module's own, held in a tree of modules made non-const:
+  // the code's state is kept as the code object is, by a const module.
+  Slot* s = const_cast<Module*>(this)->find_mutable(name);
+  if (s == nullptr || s->kind == SlotKind::kModule) {
+    return absl::NotFoundError(absl::StrCat("module ", type_name_, " has no parameter, buffer or "
+                                            "attribute '", name, "' for its code's new value"));
+  }
+  if ((s->kind == SlotKind::kParameter || s->kind == SlotKind::kBuffer) && !value.isTensor() &&
+      !value.isNone()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the code of module ", type_name_, " assigned ", value.tagKind(), " to its ",
+        slot_kind_name(s->kind), " '", name, "', which must be a tensor (or None)"));
+  }
+  absl::MutexLock lock(&code_written_mu_);
+  s->value = std::move(value);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<c10::IValue> Module::read_code_written(absl::string_view name) const {
+  const Slot* s = find(name);
+  if (s == nullptr || s->kind == SlotKind::kModule) {
+    return absl::NotFoundError(absl::StrCat("module ", type_name_, " has no parameter, buffer or "
+                                            "attribute '", name, "'"));
+  }
+  absl::MutexLock lock(&code_written_mu_);
+  return s->value;
+}
+
 absl::StatusOr<const Module::Slot*> Module::find_qualified(absl::string_view qualified_name) const {
   const std::vector<absl::string_view> atoms = qualified_name_atoms(qualified_name);
   if (atoms.empty()) return absl::InvalidArgumentError("empty attribute name");

@@ -25,7 +25,9 @@
 //     holds state only.
 //   * Every change to a module's slots or flag advances its generation();
 //     tree_generation() sums the tree's, so a GraphModule's version() (and
-//     with it its plan) follows changes made anywhere below its root.
+//     with it its plan) follows changes made anywhere below its root. One
+//     change does not: what a module's own code assigns when the runtime
+//     calls it (store_code_written), which its code object already holds.
 //   * Names are one atom ("weight", "0"); qualified names join atoms with dots.
 //     Errors name the qualified name and the module that lacks the atom.
 #ifndef FX_RUNTIME_MODULE_H_
@@ -124,6 +126,28 @@ class FX_API Module {
   CodeObject code_object() const;
   void set_code_object(CodeObject object) const;
 
+  // State the module's own code assigns anew when the runtime calls it (a
+  // leaf's `self.prev = x * 1.0`, a streaming state; `self.count += 1`).
+  // The runtime runs such code one call at a time per module, holding
+  // code_call_mutex(), and after each call stores the object's new values
+  // into the slots of the modules that hold them, so that slots and object
+  // agree: a graph's get_attr after the call, a pass, a copy to another
+  // device and an export all see the new value. A store does not advance
+  // generation(): the code object already holds the value, and a plan reads
+  // such slots at each run (read_code_written), not once when compiled.
+  // Reading a slot another thread's call may store into goes through
+  // read_code_written; find(), get_attr() and slots() read without the lock,
+  // as they do a pass's changes, which no run may overlap.
+  absl::Mutex& code_call_mutex() const ABSL_LOCK_RETURNED(code_call_mu_) { return code_call_mu_; }
+  // Replaces the value of the parameter, buffer or attribute `name` (one
+  // atom) of this module by what its code assigned. Fails, naming it, when
+  // there is none, and for a parameter or buffer given a value that is not a
+  // tensor or None.
+  absl::Status store_code_written(absl::string_view name, c10::IValue value) const;
+  // The value of the parameter, buffer or attribute `name` (one atom) as the
+  // last store, or registration, left it.
+  absl::StatusOr<c10::IValue> read_code_written(absl::string_view name) const;
+
   // The slot at the qualified name `qualified_name` ("layer1.0.conv1.weight");
   // an error naming the module that lacks an atom, or the attribute that is
   // not a module.
@@ -172,6 +196,10 @@ class FX_API Module {
   uint64_t generation_ = 0;
   mutable absl::Mutex code_object_mu_;
   mutable CodeObject code_object_ ABSL_GUARDED_BY(code_object_mu_);
+  mutable absl::Mutex code_call_mu_;
+  // Held while store_code_written changes a slot's value, and by
+  // read_code_written.
+  mutable absl::Mutex code_written_mu_;
 };
 
 // A one-line description of a slot's kind: "parameter", "buffer", ...

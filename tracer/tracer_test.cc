@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/equal.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/rand.h>
 #include <ATen/ops/randn.h>
@@ -332,40 +333,84 @@ class LeafAt : public TracerExtension {
   std::string path_;
 };
 
-// A leaf that rebinds its state (`self.prev = ...`): the graph's reads of
-// mem.prev would see the tensor bound at trace time, before and after the
-// call and in every later call, so the trace is refused naming both; a leaf
-// that writes its state in place (copy_) shares the tensor, and traces.
-TEST(TracerTest, ReadsOfAttributesALeafRebindsAreRefused) {
-  auto make = [](const std::string& leaf_forward) {
+// A leaf whose code rebinds its state (`self.prev = x * 2.0`, a streaming
+// state) while the caller reads it before and after the call: the read after
+// the call is a get_attr of its own, after it, read at each run, and after
+// each call the module tree holds what the leaf assigned, as the module
+// does, so a change to the tree (which makes the leaf's object anew from its
+// slots) keeps the state. A leaf that writes in place shares the tensor. An
+// int that a leaf rebinds and the caller reads as a value would be fixed in
+// the graph when traced: refused, naming both.
+TEST(TracerTest, ReadsOfAttributesALeafRebindsFollowEachCall) {
+  auto make = [](const std::string& leaf_forward, const std::string& root_forward) {
     torch::jit::Module mem(c10::QualifiedName("__torch__.test.Memory"),
                            std::make_shared<torch::jit::CompilationUnit>());
     mem.register_buffer("prev", at::zeros({3}));
+    mem.register_attribute("count", c10::IntType::get(), 0);
     mem.define(leaf_forward);
     torch::jit::Module root(c10::QualifiedName("__torch__.test.Streaming"),
                             std::make_shared<torch::jit::CompilationUnit>());
     root.register_module("mem", mem);
-    root.define(
-        "def forward(self, x):\n"
-        "    before = self.mem.prev\n"
-        "    y = self.mem.forward(x)\n"
-        "    return before + self.mem.prev + y\n");
+    root.define(root_forward);
     return root;
   };
+  const std::string reads_before_and_after =
+      "def forward(self, x):\n"
+      "    before = self.mem.prev\n"
+      "    y = self.mem.forward(x)\n"
+      "    return before + self.mem.prev + y\n";
   Tracer tracer;
   tracer.add_extension(std::make_shared<LeafAt>("mem"));
-  auto refused = tracer.trace(make("def forward(self, x):\n    self.prev = x * 2.0\n    return x\n"));
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(refused.status().message()),
-              HasSubstr("module 'mem' is called as a leaf, and its forward assigns attribute "
-                        "'mem.prev' anew (not in place), which the graph reads (get_attr 'mem.prev'"));
 
-  torch::jit::Module in_place = make("def forward(self, x):\n    self.prev.copy_(x * 2.0)\n    return x\n");
-  torch::jit::Module reference = in_place.clone();  // its own state, evolving alike
-  auto traced = tracer.trace(in_place);
+  torch::jit::Module rebinding = make(
+      "def forward(self, x):\n"
+      "    self.prev = x * 2.0\n"
+      "    self.count = self.count + 1\n"
+      "    return x\n",
+      reads_before_and_after);
+  torch::jit::Module reference = rebinding.clone();  // its own state, evolving alike
+  auto traced = tracer.trace(rebinding);
   ASSERT_TRUE(traced.ok()) << traced.status();
-  testing::expect_serves_like_the_module(*traced, reference, {at::ones({3})}, "in place", 3);
+  std::vector<std::string> reads_and_calls;
+  for (const Node* n : traced->graph().nodes()) {
+    if (n->op() == Op::kGetAttr || n->op() == Op::kCallModule) {
+      reads_and_calls.push_back(absl::StrCat(n->op() == Op::kGetAttr ? "get_attr " : "call_module ",
+                                             n->target()));
+    }
+  }
+  EXPECT_THAT(reads_and_calls,
+              ElementsAre("get_attr mem.prev", "call_module mem", "get_attr mem.prev"));
+  testing::expect_serves_like_the_module(*traced, reference, {at::rand({3})}, "rebinding", 5);
+  const torch::jit::Module reference_mem = reference.attr("mem").toModule();
+  auto held = traced->get_attr("mem.prev");
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_TRUE(at::equal(held->toTensor(), reference_mem.attr("prev").toTensor()));
+  auto count = traced->get_attr("mem.count");
+  ASSERT_TRUE(count.ok()) << count.status();
+  EXPECT_EQ(count->toInt(), reference_mem.attr("count").toInt());
+  EXPECT_EQ(count->toInt(), 6);  // five plan calls and the Interpreter's
+  // A change to the tree: the leaf's object is made anew, from the slots.
+  ASSERT_TRUE(traced->root().register_attribute("added_after", c10::IValue(1)).ok());
+  testing::expect_serves_like_the_module(*traced, reference, {at::rand({3})},
+                                         "after a change to the module tree", 2);
+
+  torch::jit::Module in_place = make(
+      "def forward(self, x):\n    self.prev.copy_(x * 2.0)\n    return x\n",
+      reads_before_and_after);
+  torch::jit::Module in_place_reference = in_place.clone();
+  auto traced_in_place = tracer.trace(in_place);
+  ASSERT_TRUE(traced_in_place.ok()) << traced_in_place.status();
+  testing::expect_serves_like_the_module(*traced_in_place, in_place_reference, {at::ones({3})},
+                                         "in place", 3);
+
+  auto refused = tracer.trace(make(
+      "def forward(self, x):\n    self.count = self.count + 1\n    return x\n",
+      "def forward(self, x):\n    return self.mem.forward(x) * self.mem.count\n"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("module 'mem' is called as a leaf (node 'mem'), and its code assigns "
+                        "attribute 'mem.count' anew, which this code reads as a value that is "
+                        "not a tensor"));
 }
 
 TEST(TracerTest, ModuleRefDescribesTheClass) {

@@ -199,7 +199,7 @@ absl::StatusOr<c10::IValue> Interpreter::placeholder(const Node& node,
 }
 
 absl::StatusOr<c10::IValue> Interpreter::get_attr(const Node& node) {
-  if (const NodePlan* p = find_plan(plan_->nodes, node)) return p->target.attr;
+  if (const NodePlan* p = find_plan(plan_->nodes, node)) return read_attribute(node, p->target);
   return module_.get_attr(node.target());
 }
 

@@ -664,6 +664,13 @@ absl::StatusOr<c10::IValue> call_operator(const Node& node, const ResolvedCall& 
   return take_returns(*call.op.schema, *stack);
 }
 
+absl::StatusOr<c10::IValue> read_attribute(const Node& node, const NodeTarget& target) {
+  if (target.attr_owner == nullptr) return target.attr;
+  auto value = target.attr_owner->read_code_written(target.attr_name);
+  if (!value.ok()) return node_error(node, value.status().message());
+  return value;
+}
+
 absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node) {
   NodeTarget t;
   switch (node.op()) {
@@ -671,6 +678,13 @@ absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node
       auto value = gm.get_attr(node.target());
       if (!value.ok()) return node_error(node, value.status().message());
       t.attr = std::move(*value);
+      if (code_may_assign(gm.root(), node.target())) {
+        const size_t dot = node.target().rfind('.');
+        auto owner = gm.get_submodule(dot == std::string::npos ? "" : node.target().substr(0, dot));
+        if (!owner.ok()) return node_error(node, owner.status().message());
+        t.attr_owner = *std::move(owner);
+        t.attr_name = node.target().substr(dot + 1);
+      }
       break;
     }
     case Op::kCallFunction:

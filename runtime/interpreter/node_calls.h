@@ -106,9 +106,17 @@ struct FX_API NodeTarget {
   // device: `compile_graph_submodule`).
   const GraphModule* graph_module = nullptr;
   std::shared_ptr<const ExecutionPlan> graph_module_plan;
-  // get_attr: the value, read once.
+  // get_attr: the value, read once; or, for an attribute a module's code may
+  // rebind when called (script_module.h's code_may_assign), the module that
+  // holds it and its name, to read at each run (read_attribute).
   c10::IValue attr;
+  std::shared_ptr<const Module> attr_owner;
+  std::string attr_name;
 };
+
+// The value of get_attr `node`'s target now: `target.attr`, or what its
+// owner holds now. Errors name the node.
+FX_API absl::StatusOr<c10::IValue> read_attribute(const Node& node, const NodeTarget& target);
 
 // Looks up `node`'s target in `gm`. Errors name the node and what is missing.
 FX_API absl::StatusOr<NodeTarget> lookup_target(const GraphModule& gm, const Node& node);

@@ -184,7 +184,12 @@ absl::StatusOr<c10::IValue> CudaRuns::Impl::observed_run(Entry& entry,
   // only, or nothing: e3nn's `torch.empty((), device="cpu")` for
   // broadcasting), and they draw nothing at random.
   absl::flat_hash_set<const Node*> on_host;
-  auto observe = [&](const Node& node, const c10::IValue& value) {
+  auto observe = [&](const Step& step, const c10::IValue& value) {
+    const Node& node = *step.node;
+    if (entry.off_device.empty() && step.rebinds_module_state) {
+      entry.off_device = absl::StrCat(describe(node), " runs code that assigns its module's "
+                                      "attributes anew, on the host, which a replay would not");
+    }
     if (syncs.count > seen) {
       seen = syncs.count;
       entry.host_syncs.push_back(describe(node));

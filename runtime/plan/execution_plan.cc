@@ -296,14 +296,20 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run_steps(const Specialisation& spec,
                                : step.constant;
         break;
       case StepKind::kGetAttr:
-        slots[step.slot] = step.constant;
+        if (step.attribute == nullptr) {
+          slots[step.slot] = step.constant;
+        } else {
+          absl::StatusOr<c10::IValue> value = read_attribute(*step.node, *step.attribute);
+          if (!value.ok()) return value.status();
+          slots[step.slot] = *std::move(value);
+        }
         break;
       case StepKind::kOperator: {
         if (step.contraction != nullptr) {
           auto ran = run_contraction(*step.contraction, st.planned, slots, step.slot);
           if (!ran.ok()) return node_error(*step.node, ran.status().message());
           if (*ran) {
-            if (observer != nullptr) (*observer)(*step.node, slots[step.slot]);
+            if (observer != nullptr) (*observer)(step, slots[step.slot]);
             break;
           }
         }
@@ -338,7 +344,7 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run_steps(const Specialisation& spec,
         } else {
           slots[step.slot] = take_returns(*step.schema, stack);
         }
-        if (observer != nullptr) (*observer)(*step.node, slots[step.slot]);
+        if (observer != nullptr) (*observer)(step, slots[step.slot]);
         break;
       }
       case StepKind::kCall:
@@ -347,10 +353,10 @@ absl::StatusOr<c10::IValue> ExecutionPlan::run_steps(const Specialisation& spec,
         if (!value.ok()) return value.status();
         if (step.kind == StepKind::kOutput) {
           result = *std::move(value);
-          if (observer != nullptr) (*observer)(*step.node, result);
+          if (observer != nullptr) (*observer)(step, result);
         } else {
           slots[step.slot] = *std::move(value);
-          if (observer != nullptr) (*observer)(*step.node, slots[step.slot]);
+          if (observer != nullptr) (*observer)(step, slots[step.slot]);
         }
         break;
       }

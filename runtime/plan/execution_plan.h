@@ -152,8 +152,9 @@ struct FX_API PlanStats {
 
 class InputConstraints;
 class Node;
-// Called after each step of an observed run (cuda_runs.h).
-using StepObserver = absl::FunctionRef<void(const Node&, const c10::IValue&)>;
+struct Step;  // plan_steps.h
+// Called after each operator or call step of an observed run (cuda_runs.h).
+using StepObserver = absl::FunctionRef<void(const Step&, const c10::IValue&)>;
 
 class FX_API ExecutionPlan {
  public:

@@ -17,6 +17,7 @@
 #include <ATen/ops/zeros.h>
 #include <torch/csrc/jit/api/compilation_unit.h>
 
+#include <atomic>
 #include <thread>
 #include <torch/csrc/jit/api/module.h>
 
@@ -624,6 +625,77 @@ TEST(ExecutionPlanTest, AValueALeafModuleKeepsOutlivesTheRun) {
     EXPECT_TRUE(at::equal(run_tensor(gm, {input}), expected)) << "call " << call;
     previous = input * input;
   }
+}
+
+// A leaf module whose code rebinds its state (`self.prev = x`) while the
+// graph reads that attribute before and after the call: each read takes the
+// value at its place in each run, not the one the plan saw when compiled;
+// after each call the module tree holds what the code assigned (the slots
+// and the leaf's object agree), without a change of version, so the plan is
+// not compiled again. Threads calling at once run the leaf one at a time and
+// see consistent state.
+TEST(ExecutionPlanTest, AnAttributeALeafRebindsIsReadAtEachRun) {
+  torch::jit::Module delay(c10::QualifiedName("__torch__.test.Delay"),
+                           std::make_shared<torch::jit::CompilationUnit>());
+  delay.register_attribute("prev", c10::TensorType::get(), at::zeros({4}));
+  delay.register_attribute("calls", c10::IntType::get(), 0);
+  delay.define(
+      "def forward(self, x):\n"
+      "    self.prev = x * 1.0\n"
+      "    self.calls = self.calls + 1\n"
+      "    return x\n");
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("delay", module_from_torchscript(delay).value()).ok());
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* before = g->get_attr("delay.prev");
+  Node* y = g->call_module("delay", {x});
+  Node* after = g->get_attr("delay.prev");
+  Node* ten_after = g->call_function("aten::mul.Tensor", {after, 10.0});
+  g->output(g->call_function("aten::add.Tensor",
+                             {g->call_function("aten::add.Tensor", {before, ten_after}), y}));
+  GraphModule gm(root, std::move(g));
+  at::Tensor previous = at::zeros({4});
+  uint64_t version = 0;
+  for (int call = 0; call < 5; ++call) {
+    const at::Tensor input = at::arange(4, at::kFloat) + 10 * call;
+    EXPECT_TRUE(at::equal(run_tensor(gm, {input}), previous + input * 10 + input))
+        << "call " << call;
+    previous = input;
+    auto held = gm.get_attr("delay.prev");
+    ASSERT_TRUE(held.ok()) << held.status();
+    EXPECT_TRUE(at::equal(held->toTensor(), input)) << "call " << call;
+    if (call == 0) version = gm.version();
+    EXPECT_EQ(gm.version(), version) << "call " << call;
+  }
+  EXPECT_EQ(gm.get_attr("delay.calls")->toInt(), 5);
+  auto interpreted = Interpreter(gm).run({at::ones({4})});
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status();
+  EXPECT_TRUE(at::equal(interpreted->toTensor(), previous + at::full({4}, 11.0)));
+
+  // Eight threads, 50 calls each, each input one value throughout: every
+  // result is made of whole values (no tensor torn between two calls' writes),
+  // and the count has every call (the leaf's calls did not interleave, which
+  // would lose increments).
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&gm, &wrong, t] {
+      for (int k = 0; k < 50; ++k) {
+        const float v = static_cast<float>(t * 100 + k);
+        auto out = gm({at::full({4}, v)});
+        if (!out.ok()) {
+          ++wrong;
+          continue;
+        }
+        const at::Tensor rest = out->toTensor() - 11 * v;
+        if (!at::equal(rest, at::full({4}, rest[0].item<float>()))) ++wrong;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(gm.get_attr("delay.calls")->toInt(), 5 + 1 + 8 * 50);
 }
 
 // A change made to a submodule's state reaches the next call, of the

@@ -274,7 +274,9 @@ absl::Status ExecutionPlan::run_node_by_node(const std::vector<c10::IValue>& inp
       continue;
     }
     if (node.op() == Op::kGetAttr) {
-      values[i] = t.attr;
+      absl::StatusOr<c10::IValue> value = read_attribute(node, t);
+      if (!value.ok()) return value.status();
+      values[i] = *std::move(value);
       continue;
     }
     if (node.op() == Op::kOutput) {

@@ -15,6 +15,7 @@
 #include "runtime/operator_aliasing.h"
 #include "runtime/plan/out_variants.h"
 #include "runtime/plan/plan_steps.h"
+#include "runtime/torchscript/script_calls.h"
 #include "runtime/value_conversion.h"
 
 namespace fx {
@@ -35,7 +36,8 @@ bool holds_container(const Argument& arg) {
 class SourceBuilder {
  public:
   SourceBuilder(const absl::flat_hash_map<const Node*, uint32_t>& slot_of,
-                const std::vector<c10::IValue>& values, const std::vector<c10::IValue>& attrs)
+                const std::vector<c10::IValue>& values,
+                const std::vector<c10::optional<c10::IValue>>& attrs)
       : slot_of_(slot_of), values_(values), attrs_(attrs) {}
 
   // `arg` as a value of `type` (nullptr: as it is) for a parameter of
@@ -54,9 +56,9 @@ class SourceBuilder {
       // tensor argument of an exact overload is) is read as it is.
       const bool wraps = wrap_number && (observed.isInt() || observed.isDouble() || observed.isBool());
       if (!wraps && (type == nullptr || observed.type()->isSubtypeOf(*type))) {
-        if (is_attr) {
+        if (is_attr && attrs_[slot].has_value()) {
           s.kind = ArgSource::kConstant;
-          s.constant = attrs_[slot];
+          s.constant = *attrs_[slot];
         } else {
           s.kind = ArgSource::kSlot;
           s.slot = slot;
@@ -108,7 +110,7 @@ class SourceBuilder {
 
   const absl::flat_hash_map<const Node*, uint32_t>& slot_of_;
   const std::vector<c10::IValue>& values_;
-  const std::vector<c10::IValue>& attrs_;
+  const std::vector<c10::optional<c10::IValue>>& attrs_;
 };
 
 // The operator step's stack in schema order; `bound` gets, per parameter,
@@ -220,8 +222,12 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
     const std::vector<c10::IValue>& values, const std::vector<NodeChoice>& choices) const {
   auto spec = std::make_shared<Specialisation>();
   spec->num_slots = static_cast<uint32_t>(nodes_.size());
-  std::vector<c10::IValue> attrs(nodes_.size());
-  for (size_t i = 0; i < nodes_.size(); ++i) attrs[i] = nodes_[i].target.attr;
+  // The value of each get_attr that can be taken as a constant (not those a
+  // module's code may rebind: they are read at each run).
+  std::vector<c10::optional<c10::IValue>> attrs(nodes_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].target.attr_owner == nullptr) attrs[i] = nodes_[i].target.attr;
+  }
   SourceBuilder sources(slot_of_, values, attrs);
   const LastUses last_uses(module_->graph());
   spec->steps.reserve(nodes_.size());
@@ -244,6 +250,7 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
       case Op::kGetAttr:
         step.kind = StepKind::kGetAttr;
         step.constant = info.target.attr;
+        if (info.target.attr_owner != nullptr) step.attribute = &info.target;
         break;
       default: {
         const NodeChoice& choice = choices[i];
@@ -260,6 +267,7 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
         step.kind = node.op() == Op::kOutput ? StepKind::kOutput : StepKind::kCall;
         step.builtin = info.target.builtin;
         step.script = choice.script;
+        step.rebinds_module_state = step.script != nullptr && rebinds_module_state(*step.script);
         step.graph_module_plan = choice.graph_module_plan;
         const Argument none;
         const size_t n = node.op() == Op::kOutput ? 1 : node.args().size();

@@ -70,9 +70,11 @@ struct Step {
   const Node* node = nullptr;
   uint32_t slot = 0;
   // kPlaceholder: the input's position, and its default when it has one;
-  // kGetAttr: the value.
+  // kGetAttr: the value, or, for an attribute a module's code may rebind,
+  // the target to read it from at each run (read_attribute).
   int input = -1;
   c10::IValue constant;
+  const NodeTarget* attribute = nullptr;
   // kOperator: the stack in schema order. kCall: the positional arguments;
   // kOutput: the one value returned.
   std::vector<ArgSource> args;
@@ -90,6 +92,9 @@ struct Step {
   // kCall: one of these.
   Builtin builtin = Builtin::kNone;
   std::shared_ptr<const ScriptCall> script;  // TorchScript code (script_calls.h)
+  // The code rebinds its module's attributes (script_calls.h's
+  // rebinds_module_state): host work a CUDA graph's replay would not do.
+  bool rebinds_module_state = false;
   std::shared_ptr<const ExecutionPlan> graph_module_plan;
   // Slots whose last reader this step is.
   std::vector<uint32_t> release;

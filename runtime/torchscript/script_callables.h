@@ -14,20 +14,39 @@
 #define FX_RUNTIME_TORCHSCRIPT_SCRIPT_CALLABLES_H_
 
 #include <cstddef>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <torch/csrc/jit/api/module.h>
 
 #include "core/export.h"
+#include "runtime/module.h"
 #include "runtime/operator_binding.h"
 #include "runtime/torchscript/script_calls.h"
 
 namespace fx {
 
-// Exactly one of the two is set.
+// What the code of a called module assigns anew (script_module.h's
+// attributes_code_assigns), to store into the module tree after each call.
+struct FX_API CodeWrites {
+  struct Write {
+    std::vector<std::string> object_path;  // from the called object: "cell", "count"
+    std::shared_ptr<const Module> owner;   // the module holding the slot
+    std::string name;                      // the slot: "count"
+  };
+  std::shared_ptr<const Module> module;  // the called module: its code_call_mutex()
+  std::vector<Write> writes;
+};
+
+// Exactly one of `function` and `method` is set.
 struct FX_API ScriptCall {
   torch::jit::Function* function = nullptr;  // or
   c10::optional<torch::jit::Method> method;
+  // A method of a module whose code assigns attributes anew: the call runs
+  // holding the module's code_call_mutex() and stores them (Module::
+  // store_code_written). Null otherwise.
+  std::shared_ptr<const CodeWrites> code_writes;
 };
 
 // TorchScript checks a call's values against the declared types exactly: a

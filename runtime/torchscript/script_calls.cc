@@ -1,6 +1,7 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/torchscript/script_calls.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -8,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/naming.h"
 #include "core/well_known.h"
 #include "runtime/interpreter/node_calls.h"
 #include "runtime/torchscript/script_callables.h"
@@ -25,10 +27,54 @@ std::shared_ptr<const ScriptCall> function_call(torch::jit::Function* function) 
   return call;
 }
 
-std::shared_ptr<const ScriptCall> method_call(torch::jit::Method method) {
+std::shared_ptr<const ScriptCall> method_call(torch::jit::Method method,
+                                              std::shared_ptr<const CodeWrites> code_writes) {
   auto call = std::make_shared<ScriptCall>();
   call->method = std::move(method);
+  call->code_writes = std::move(code_writes);
   return call;
+}
+
+// What `module`'s code (and its submodules') assigns anew, by the modules
+// that hold it; null when nothing.
+std::shared_ptr<const CodeWrites> code_writes_of(const std::shared_ptr<const Module>& module) {
+  const std::vector<std::string> assigned = attributes_code_assigns(*module);
+  if (assigned.empty()) return nullptr;
+  auto out = std::make_shared<CodeWrites>();
+  out->module = module;
+  for (const std::string& attribute : assigned) {
+    CodeWrites::Write w;
+    for (absl::string_view atom : qualified_name_atoms(attribute)) w.object_path.emplace_back(atom);
+    w.name = w.object_path.back();
+    const size_t dot = attribute.rfind('.');
+    auto owner = module->get_submodule(dot == std::string::npos ? "" : attribute.substr(0, dot));
+    // Code may assign through an attribute that holds no module here (an
+    // object it made itself); only the module tree's slots are stored.
+    if (!owner.ok() || !(*owner)->contains(w.name)) continue;
+    w.owner = *std::move(owner);
+    out->writes.push_back(std::move(w));
+  }
+  if (out->writes.empty()) return nullptr;
+  return out;
+}
+
+// Stores what the call's code assigned into the module tree (CodeWrites).
+absl::Status store_code_writes(const Node& node, const torch::jit::Module& object,
+                               const CodeWrites& code_writes) {
+  for (const CodeWrites::Write& w : code_writes.writes) {
+    c10::IValue value = object._ivalue();
+    bool reached = true;
+    for (const std::string& atom : w.object_path) {
+      reached = value.isObject() && value.toObjectRef().type()->hasAttribute(atom);
+      if (!reached) break;
+      value = value.toObjectRef().getAttr(atom);
+    }
+    if (!reached) continue;  // the code replaced a submodule on the way by another object
+    if (absl::Status s = w.owner->store_code_written(w.name, std::move(value)); !s.ok()) {
+      return node_error(node, s.message());
+    }
+  }
+  return absl::OkStatus();
 }
 
 // Whether `call`'s schema binds these arguments (after self, for a method).
@@ -47,6 +93,8 @@ absl::StatusOr<std::shared_ptr<const ScriptCallee>> module_callee(const GraphMod
   // The module's code runs on its slots as they are now.
   auto object = torchscript_object(**state);
   if (!object.ok()) return node_error(node, object.status().message());
+  const std::shared_ptr<const CodeWrites> code_writes = code_writes_of(*state);
+  auto bound_call = [&](torch::jit::Method m) { return method_call(std::move(m), code_writes); };
   auto callee = std::make_shared<ScriptCallee>();
   if (const MetaValue* named = node.meta().find(kModuleMethodKey);
       named != nullptr && named->is_string()) {
@@ -56,12 +104,12 @@ absl::StatusOr<std::shared_ptr<const ScriptCallee>> module_callee(const GraphMod
       return node_error(node, absl::StrCat("the submodule has no method '", named->to_string(),
                                            "' (meta _method)"));
     }
-    callee->overloads.push_back(method_call(*method));
+    callee->overloads.push_back(bound_call(*method));
   } else if (auto forward = object->find_method("forward")) {
-    callee->overloads.push_back(method_call(*forward));
+    callee->overloads.push_back(bound_call(*forward));
   } else {
     for (const torch::jit::Method& m : object->get_methods()) {
-      if (absl::StartsWith(m.name(), "forward__")) callee->overloads.push_back(method_call(m));
+      if (absl::StartsWith(m.name(), "forward__")) callee->overloads.push_back(bound_call(m));
     }
     if (callee->overloads.empty()) return node_error(node, "the submodule has no forward method");
   }
@@ -86,6 +134,23 @@ std::shared_ptr<const ScriptCallee> function_callee(const GraphModule& gm, const
 }
 
 }  // namespace
+
+bool code_may_assign(const Module& root, absl::string_view qualified_name) {
+  const Module* m = &root;
+  absl::string_view rest = qualified_name;
+  while (m != nullptr) {
+    if (const TorchScriptClass* code = torchscript_class(*m)) {
+      const std::vector<std::string>& assigned = code->assigned_attributes();
+      if (std::binary_search(assigned.begin(), assigned.end(), std::string(rest))) return true;
+    }
+    const size_t dot = rest.find('.');
+    if (dot == absl::string_view::npos) return false;
+    const Module::Slot* next = m->find(rest.substr(0, dot));
+    m = next != nullptr && next->kind == SlotKind::kModule ? next->module.get() : nullptr;
+    rest.remove_prefix(dot + 1);
+  }
+  return false;
+}
 
 absl::StatusOr<std::shared_ptr<const ScriptCallee>> find_script_callee(const GraphModule& gm,
                                                                        const Node& node) {
@@ -140,6 +205,8 @@ torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t fi
   return out;
 }
 
+bool rebinds_module_state(const ScriptCall& call) { return call.code_writes != nullptr; }
+
 absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCallee& callee,
                                         std::vector<c10::IValue> args,
                                         const IValueKwargs& kwargs) {
@@ -157,7 +224,14 @@ absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCall& call
       return (*call.function)(std::move(args), std::move(typed));
     }
     torch::jit::Kwargs typed = coerce_to_schema(call.method->function().getSchema(), 1, args, kwargs);
-    return (*call.method)(std::move(args), std::move(typed));
+    if (call.code_writes == nullptr) return (*call.method)(std::move(args), std::move(typed));
+    // Its code rebinds attributes: one call at a time on the module, and the
+    // new values stored into the tree before the next.
+    absl::MutexLock lock(&call.code_writes->module->code_call_mutex());
+    c10::IValue result = (*call.method)(std::move(args), std::move(typed));
+    absl::Status stored = store_code_writes(node, call.method->owner(), *call.code_writes);
+    if (!stored.ok()) return stored;
+    return result;
   } catch (const std::exception& e) {
     return node_error(node, script_error_message(e));
   }

@@ -38,6 +38,13 @@ namespace fx {
 FX_API std::vector<const c10::FunctionSchema*> leaf_function_schemas(const GraphModule& gm,
                                                                     absl::string_view target);
 
+// Whether the TorchScript code of `root` or of a module between it and the
+// attribute `qualified_name` ("mem.prev") assigns that attribute anew
+// (script_module.h's attributes_code_assigns): a call of that module may
+// rebind it, and the call stores the new value into the module tree
+// (Module::store_code_written), so a graph reads it at each run.
+FX_API bool code_may_assign(const Module& root, absl::string_view qualified_name);
+
 // One TorchScript callable: a function, or a module's method bound to the
 // module's object (script_callables.h).
 struct ScriptCall;
@@ -63,6 +70,11 @@ FX_API absl::StatusOr<std::shared_ptr<const ScriptCallee>> find_script_callee(
 FX_API absl::StatusOr<std::shared_ptr<const ScriptCall>> choose_script_call(
     const Node& node, const ScriptCallee& callee, const std::vector<c10::IValue>& args,
     const IValueKwargs& kwargs);
+
+// Whether `call` is a method of a module whose code assigns attributes anew
+// (code_may_assign): it runs one call at a time on the module and stores
+// them into the module tree after each.
+FX_API bool rebinds_module_state(const ScriptCall& call);
 
 // Runs `call`, turning TorchScript's exceptions into node errors.
 FX_API absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCall& call,

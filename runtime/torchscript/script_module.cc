@@ -1,10 +1,16 @@
 // Copyright 2026 The FX for C++ Authors.
 #include "runtime/torchscript/script_module.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
+#include <torch/csrc/jit/api/function_impl.h>
+
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/message_text.h"
 #include "core/naming.h"
 
@@ -120,7 +126,10 @@ class ObjectMaker {
         if (!sub.ok()) return sub.status();
         object->setSlot(i, sub->_ivalue());
       } else {
-        object->setSlot(i, slot->value);
+        // Read under the lock a call on another thread stores its code's values with.
+        absl::StatusOr<c10::IValue> value = module.read_code_written(name);
+        if (!value.ok()) return value.status();
+        object->setSlot(i, *std::move(value));
       }
     }
     return torch::jit::Module(std::move(object));
@@ -171,10 +180,64 @@ class ObjectMaker {
   absl::flat_hash_map<const Module*, torch::jit::Module> made_;
 };
 
+// The attribute path from `self` to `v` ("" for self, "sub.inner" for
+// self.sub.inner); nothing when `v` is not reached from self by attribute
+// reads.
+std::optional<std::string> path_from_self(const torch::jit::Value* v,
+                                          const torch::jit::Value* self) {
+  std::vector<std::string> parts;
+  while (v != self) {
+    const torch::jit::Node* n = v->node();
+    if (n->kind() != c10::prim::GetAttr) return std::nullopt;
+    parts.push_back(n->s(c10::attr::name));
+    v = n->input(0);
+  }
+  std::reverse(parts.begin(), parts.end());
+  return absl::StrJoin(parts, ".");
+}
+
+void collect_assignments(const torch::jit::Block* block, const torch::jit::Value* self,
+                         absl::btree_set<std::string>& out) {
+  for (const torch::jit::Node* n : block->nodes()) {
+    for (const torch::jit::Block* b : n->blocks()) collect_assignments(b, self, out);
+    if (n->kind() != c10::prim::SetAttr) continue;
+    // An object the code made (a context manager's state) is not reached from self.
+    if (std::optional<std::string> object = path_from_self(n->input(0), self)) {
+      out.insert(qualified_name(*object, n->s(c10::attr::name)));
+    }
+  }
+}
+
 }  // namespace
 
 const TorchScriptClass* torchscript_class(const Module& module) {
   return dynamic_cast<const TorchScriptClass*>(module.code().get());
+}
+
+const std::vector<std::string>& TorchScriptClass::assigned_attributes() const {
+  absl::call_once(assigned_once_, [this] {
+    absl::btree_set<std::string> found;
+    for (torch::jit::Function* method : type_->methods()) {
+      if (!method->isGraphFunction() || method->name() == "__setstate__") continue;
+      std::shared_ptr<torch::jit::Graph> graph = torch::jit::toGraphFunction(*method).graph();
+      if (graph->inputs().empty()) continue;
+      collect_assignments(graph->block(), graph->inputs()[0], found);
+    }
+    assigned_.assign(found.begin(), found.end());
+  });
+  return assigned_;
+}
+
+std::vector<std::string> attributes_code_assigns(const Module& module) {
+  absl::btree_set<std::string> found;
+  for (const auto& [path, m] : module.named_modules()) {
+    if (const TorchScriptClass* code = torchscript_class(*m)) {
+      for (const std::string& a : code->assigned_attributes()) {
+        found.insert(qualified_name(path, a));
+      }
+    }
+  }
+  return std::vector<std::string>(found.begin(), found.end());
 }
 
 absl::StatusOr<std::shared_ptr<Module>> module_from_torchscript(

@@ -28,19 +28,23 @@
 //     error naming the module otherwise; so is a slot the class has and the
 //     module lacks. Constants stay the class's: a new value given to one
 //     reaches no TorchScript code. What a leaf's code assigns to an
-//     attribute (a counter) is the object's: later calls and a saved .pt see
-//     it, the module's slots do not, and a change to the tree (a pass, a copy
-//     on another device) starts a new object from the slots. Tensors it
-//     changes in place are the tree's.
+//     attribute (`self.prev = x * 1.0`, a counter) the object holds for
+//     later calls, and the runtime stores into the module's slots after each
+//     call (script_calls.cc, Module::store_code_written), so that a change
+//     to the tree (a pass, a copy on another device) starts the new object
+//     from it. Tensors it changes in place are the tree's.
 #ifndef FX_RUNTIME_TORCHSCRIPT_SCRIPT_MODULE_H_
 #define FX_RUNTIME_TORCHSCRIPT_SCRIPT_MODULE_H_
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <torch/csrc/jit/api/module.h>
 
+#include "absl/base/call_once.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "core/export.h"
 #include "runtime/module.h"
 
@@ -55,10 +59,16 @@ class FX_API TorchScriptClass : public ModuleCode {
   std::string format() const override { return "TorchScript"; }
   const c10::ClassTypePtr& type() const { return type_; }
   const std::shared_ptr<torch::jit::CompilationUnit>& unit() const { return unit_; }
+  // The attributes the class's methods assign anew through `self` ("prev"
+  // for `self.prev = ...`, "cell.count" for `self.cell.count = ...`; not
+  // `__setstate__`, which loading runs), sorted, each once. Found once.
+  const std::vector<std::string>& assigned_attributes() const;
 
  private:
   c10::ClassTypePtr type_;
   std::shared_ptr<torch::jit::CompilationUnit> unit_;
+  mutable absl::once_flag assigned_once_;
+  mutable std::vector<std::string> assigned_;
 };
 
 // The TorchScript class of `module`'s code, or null.
@@ -72,6 +82,11 @@ FX_API absl::StatusOr<std::shared_ptr<Module>> module_from_torchscript(
 // A TorchScript object holding `module`'s slots (above).
 FX_API absl::StatusOr<torch::jit::Module> torchscript_object(
     const Module& module, const std::shared_ptr<torch::jit::CompilationUnit>& unit = nullptr);
+
+// The attributes below `module`, by qualified name from it ("prev",
+// "cell.count"), that the TorchScript code of `module` or of a module below it
+// assigns anew: a call of `module` may rebind them. Sorted, each once.
+FX_API std::vector<std::string> attributes_code_assigns(const Module& module);
 
 }  // namespace fx
 

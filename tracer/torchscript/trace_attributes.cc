@@ -6,8 +6,11 @@
 // None, as torch.fx passes it), or a known value (flags, sizes, plain tensor
 // attributes); tensor constants of the code become attributes of the
 // GraphModule.
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "core/naming.h"
+#include "runtime/torchscript/script_calls.h"
+#include "runtime/torchscript/script_module.h"
 #include "tracer/torchscript/trace_engine.h"
 
 namespace fx {
@@ -103,17 +106,61 @@ absl::Status TraceEngine::run_get_attr(const jit::Node* n, Frame& frame) {
       return absl::OkStatus();
     }
   }
-  if ((type.is_parameter(*slot) || type.is_buffer(*slot)) && !value.isNone()) {
+  const bool rebindable = may_be_rebound(owner, *slot);
+  if (((type.is_parameter(*slot) || type.is_buffer(*slot)) && !value.isNone()) ||
+      (rebindable && value.isTensor())) {
     auto [it, inserted] = attribute_nodes_.try_emplace(std::make_pair(owner, *slot), nullptr);
     if (inserted) it->second = parameter_node(qualname());
     // Its dtype, device and sizes are known now (TraceValue's `now`).
     frame.values[n->output()] = TraceValue::traced(it->second, value);
     return absl::OkStatus();
   }
+  if (rebindable) fixed_rebindable_reads_.try_emplace(qualname(), n);
   if (value.isTensor()) {
     frame.values[n->output()] = TraceValue::known(value, &names_.emplace_back(qualname()));
   } else {
     frame.values[n->output()] = TraceValue::known(value);
+  }
+  return absl::OkStatus();
+}
+
+bool TraceEngine::may_be_rebound(const ModuleInfo* owner, size_t slot) {
+  auto [it, inserted] = rebindable_.try_emplace(std::make_pair(owner, slot), false);
+  if (inserted) {
+    const std::string& name = owner->type->getAttributeName(slot);
+    it->second = code_may_assign(gm_.root(), qualified_name(owner->qualname, name));
+  }
+  return it->second;
+}
+
+void TraceEngine::forget_rebound_attributes(const ModuleInfo* module) {
+  for (const std::string& attribute : attributes_code_assigns(*module->state)) {
+    auto it = parameters_.find(qualified_name(module->qualname, attribute));
+    if (it == parameters_.end()) continue;
+    const Node* stale = it->second;
+    parameters_.erase(it);
+    absl::erase_if(attribute_nodes_, [stale](const auto& entry) { return entry.second == stale; });
+  }
+}
+
+absl::Status TraceEngine::check_fixed_reads_of_rebound_attributes(const Graph& graph) const {
+  if (fixed_rebindable_reads_.empty()) return absl::OkStatus();
+  absl::flat_hash_set<std::string> seen;
+  for (const Node* call : graph.nodes()) {
+    if (call->op() != Op::kCallModule || !seen.insert(call->target()).second) continue;
+    auto module = gm_.get_submodule(call->target());
+    if (!module.ok()) continue;
+    for (const std::string& attribute : attributes_code_assigns(**module)) {
+      auto read = fixed_rebindable_reads_.find(qualified_name(call->target(), attribute));
+      if (read == fixed_rebindable_reads_.end()) continue;
+      return error(read->second,
+                   absl::StrCat("module '", call->target(), "' is called as a leaf (node '",
+                                call->name(), "'), and its code assigns attribute '", read->first,
+                                "' anew, which this code reads as a value that is not a tensor: "
+                                "the graph would keep the value it had when traced"),
+                   "return the value from the module's forward, or hold it in a tensor (a "
+                   "buffer), which the graph reads at each run");
+    }
   }
   return absl::OkStatus();
 }

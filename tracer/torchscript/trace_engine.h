@@ -109,6 +109,10 @@ class TraceEngine {
   // A graph argument as a trace value: known when it holds no node.
   TraceValue from_argument(const Argument& a, const c10::TypePtr& type);
 
+  // Refuses a trace that fixed as a known value (an int, a None) an attribute
+  // that the code of a module the graph calls as a leaf rebinds, naming both.
+  absl::Status check_fixed_reads_of_rebound_attributes(const Graph& graph) const;
+
  private:
   // A method of a module, or a function (self == nullptr), being traced.
   struct Context {
@@ -149,6 +153,13 @@ class TraceEngine {
                                 const std::string& qualname, const Module& state);
   Node* parameter_node(const std::string& qualname);
   Node* tensor_constant_node(const at::Tensor& t);
+  // Whether the code of a module may assign attribute `slot` of `owner` anew
+  // (runtime's code_may_assign): a tensor is then read by a get_attr node,
+  // which the graph reads at each run, never as a value known when traced.
+  bool may_be_rebound(const ModuleInfo* owner, size_t slot);
+  // After a leaf call of `module`: reads of the attributes its code may
+  // rebind are made anew after the call (their get_attr nodes are forgotten).
+  void forget_rebound_attributes(const ModuleInfo* module);
 
   // ---- trace_calls.cc: calls ------------------------------------------------
   absl::StatusOr<jit::Function*> find_method(const ModuleInfo* self,
@@ -239,6 +250,10 @@ class TraceEngine {
   absl::flat_hash_map<const c10::ClassType*, const ModuleClass*> classes_;
   // get_attr nodes by (owner module, attribute slot): no string work on repeats.
   absl::flat_hash_map<std::pair<const ModuleInfo*, size_t>, Node*> attribute_nodes_;
+  // may_be_rebound's answers, and the rebindable attributes read as known
+  // values (by qualified name: the TorchScript node that read each first).
+  absl::flat_hash_map<std::pair<const ModuleInfo*, size_t>, bool> rebindable_;
+  absl::flat_hash_map<std::string, const jit::Node*> fixed_rebindable_reads_;
   // Qualified names of tensor attributes read as known values (Known::attribute).
   std::deque<std::string> names_;
   absl::flat_hash_map<const jit::Graph*, size_t> graph_sizes_;

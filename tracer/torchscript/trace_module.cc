@@ -29,7 +29,6 @@
 #include "runtime/value_conversion.h"
 #include "tracer/module_info.h"
 #include "tracer/module_ref.h"
-#include "tracer/torchscript/rebound_attributes.h"
 #include "tracer/torchscript/trace_engine.h"
 #include "tracer/torchscript/trace_value.h"
 #include "tracer/tracer.h"
@@ -129,8 +128,7 @@ absl::StatusOr<GraphModule> Tracer::trace(const torch::jit::Module& root) {
   auto output = engine.to_argument(*result, schema.returns()[0].type());
   if (!output.ok()) return output.status();
   create_node(Op::kOutput, "output", {std::move(*output)}, {});
-  if (absl::Status s = tracer_internal::refuse_reads_of_rebound_attributes(gm.graph(), module);
-      !s.ok()) {
+  if (absl::Status s = engine.check_fixed_reads_of_rebound_attributes(gm.graph()); !s.ok()) {
     return s;
   }
   record_trace_options(options_, gm);
