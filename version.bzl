@@ -4,8 +4,8 @@ Bazel reads it here (fx/version.h, the release archive's name, libfx.so's
 SONAME); the CMake build parses this line (CMakeLists.txt). Semantic
 versioning: the major version changes with the plugin API's
 (FX_PLUGIN_API_VERSION) or the embedding API's incompatible changes; before
-1.0 the minor version does (0.10.0: plugin API 4), and libfx.so's SONAME
+1.0 the minor version does (0.11.0: plugin API 5), and libfx.so's SONAME
 carries both.
 """
 
-FX_VERSION = "0.10.0"
+FX_VERSION = "0.11.0"

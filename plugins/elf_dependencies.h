@@ -8,7 +8,7 @@
 //     build that did not finish) makes dlopen fault on the missing pages
 //     instead of failing;
 //   * the names of its dynamic section: a plugin that needs another libfx
-//     (libfx.so.0.9 in a program running libfx.so.0.10, a source build's
+//     (libfx.so.0.10 in a program running libfx.so.0.11, a source build's
 //     libfx.so in a release's fxrun) would load that second libfx into the
 //     process, whose operator registrations libtorch answers with an abort
 //     inside dlopen.

@@ -43,7 +43,9 @@
 // 3 (PassContext carries example inputs, for passes that run the graph);
 // 4 (GraphModule::root() returns fx::Module& instead of torch::jit::Module&,
 // and GraphModule holds its compiled plan in a thread-safe slot: its layout
-// and members changed; FX_VERSION 0.10.0).
+// and members changed; FX_VERSION 0.10.0); 5 (fx::Module holds the state a
+// module's own code assigns, with locks for it: its layout and members
+// changed; FX_VERSION 0.11.0).
 #ifndef FX_PLUGINS_FX_PLUGIN_H_
 #define FX_PLUGINS_FX_PLUGIN_H_
 
@@ -60,7 +62,7 @@
 #include "tracer/tracer.h"
 
 // The plugin API version this header describes (see the rule above).
-#define FX_PLUGIN_API_VERSION 4
+#define FX_PLUGIN_API_VERSION 5
 
 // The name of the entry point every plugin exports.
 #define FX_PLUGIN_ENTRY_POINT "fxGetPluginInfo"

@@ -12,7 +12,7 @@
 //   * it is not a loadable shared library (dlerror's text), or is cut short
 //     (smaller than its ELF headers say: dlopen would die of SIGBUS);
 //   * it links another libfx than the one running (its DT_NEEDED names
-//     libfx.so.0.9 where libfx.so.0.10 runs, or a source build's libfx.so in
+//     libfx.so.0.10 where libfx.so.0.11 runs, or a source build's libfx.so in
 //     a release): read from the file before dlopen, which would load that
 //     libfx too and die in libtorch's second registration of its operators;
 //   * it has no `fxGetPluginInfo`, or that symbol is not a function;
