@@ -276,15 +276,25 @@ absl::StatusOr<int> open_cache(const std::filesystem::path& folder) {
   return fd;
 }
 
-// The library `name` of the open cache folder `dir`, loaded: null when there
-// is none (or it does not load: a library another process left broken is
-// compiled again); an error when it is not a private regular file. Opened
+// A library loaded through /proc/self/fd/FD. The descriptor stays open while
+// the library is loaded: glibc knows a loaded library by the name it was
+// opened under, and a later library opened through the same descriptor
+// number would be taken for it (its functions found in the first).
+struct LoadedLibrary {
+  void* handle = nullptr;
+  int fd = -1;
+};
+
+// The library `name` of the open cache folder `dir`, loaded: no handle when
+// there is none (or it does not load: a library another process left broken
+// is compiled again); an error when it is not a private regular file. Opened
 // once, checked and loaded through that descriptor, so that the file checked
 // is the file loaded.
-absl::StatusOr<void*> load_cached(int dir, const std::string& name, const std::string& shown) {
+absl::StatusOr<LoadedLibrary> load_cached(int dir, const std::string& name,
+                                          const std::string& shown) {
   const int fd = openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) return nullptr;
+    if (errno == ENOENT) return LoadedLibrary();
     if (errno == ELOOP) {
       return absl::FailedPreconditionError(
           absl::StrCat("the cached kernel ", shown,
@@ -301,11 +311,17 @@ absl::StatusOr<void*> load_cached(int dir, const std::string& name, const std::s
                        ? absl::FailedPreconditionError(
                              absl::StrCat("the cached kernel ", shown, " is not a regular file"))
                        : check_private(st, "the cached kernel ", shown);
-  void* handle = nullptr;
-  if (s.ok()) handle = dlopen(absl::StrCat("/proc/self/fd/", fd).c_str(), RTLD_NOW | RTLD_LOCAL);
-  close(fd);
+  LoadedLibrary loaded;
+  if (s.ok()) {
+    loaded.handle = dlopen(absl::StrCat("/proc/self/fd/", fd).c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
+  if (loaded.handle == nullptr) {
+    close(fd);
+  } else {
+    loaded.fd = fd;
+  }
   if (!s.ok()) return s;
-  return handle;
+  return loaded;
 }
 
 // $HOME, or the user's home folder in the password database when HOME is
@@ -405,8 +421,9 @@ absl::StatusOr<std::shared_ptr<const KernelLibrary>> KernelLibrary::compile(
 
   auto cached = load_cached(*dir, name, path);
   if (!cached.ok()) return cached.status();
-  if (*cached != nullptr) {
-    return std::shared_ptr<const KernelLibrary>(new KernelLibrary(path, *cached, true));
+  if (cached->handle != nullptr) {
+    return std::shared_ptr<const KernelLibrary>(
+        new KernelLibrary(path, cached->handle, cached->fd, true));
   }
 
   auto source_file = temporary_file(folder.string(), key, ".cpp");
@@ -455,15 +472,17 @@ absl::StatusOr<std::shared_ptr<const KernelLibrary>> KernelLibrary::compile(
   }
   auto loaded = load_cached(*dir, name, path);
   if (!loaded.ok()) return loaded.status();
-  if (*loaded == nullptr) {
+  if (loaded->handle == nullptr) {
     return absl::InternalError(
         absl::StrCat("cannot load the compiled kernel ", path, ": ", dlerror()));
   }
-  return std::shared_ptr<const KernelLibrary>(new KernelLibrary(path, *loaded, false));
+  return std::shared_ptr<const KernelLibrary>(
+      new KernelLibrary(path, loaded->handle, loaded->fd, false));
 }
 
 KernelLibrary::~KernelLibrary() {
   if (handle_ != nullptr) dlclose(handle_);
+  if (fd_ >= 0) close(fd_);
 }
 
 absl::StatusOr<void*> KernelLibrary::symbol(const std::string& name) const {

@@ -36,7 +36,9 @@
 //     nothing is left in the cache. (A process killed while compiling leaves
 //     its KEY.XXXXXX temporaries.)
 //   * Loaded libraries stay loaded while a KernelLibrary holds them; kernels
-//     taken from one must not outlive it.
+//     taken from one must not outlive it. Each holds a file descriptor while
+//     loaded (glibc knows a library by the /proc/self/fd name it was opened
+//     under: a name reused while it is loaded would find it again).
 #ifndef FX_CODEGEN_KERNEL_LIBRARY_H_
 #define FX_CODEGEN_KERNEL_LIBRARY_H_
 
@@ -110,11 +112,12 @@ class KernelLibrary {
   bool from_cache() const { return from_cache_; }
 
  private:
-  KernelLibrary(std::string path, void* handle, bool from_cache)
-      : path_(std::move(path)), handle_(handle), from_cache_(from_cache) {}
+  KernelLibrary(std::string path, void* handle, int fd, bool from_cache)
+      : path_(std::move(path)), handle_(handle), fd_(fd), from_cache_(from_cache) {}
 
   std::string path_;
   void* handle_;
+  int fd_;  // the descriptor it was loaded through, open while it is loaded
   bool from_cache_;
 };
 

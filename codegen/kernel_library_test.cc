@@ -110,6 +110,28 @@ TEST(KernelLibraryTest, CompilesOnceAndFindsTheLibraryInTheCacheAfter) {
   EXPECT_EQ(lines(log), 3);
 }
 
+// Libraries held at once, each defining a function of the same name, each
+// give their own: glibc knows a loaded library by the name it was opened
+// under (/proc/self/fd/N), and a descriptor number reused for the next would
+// have handed back the first.
+TEST(KernelLibraryTest, LibrariesHeldAtOnceKeepTheirOwnFunctions) {
+  const std::string dir = fresh_dir("held");
+  std::vector<std::shared_ptr<const KernelLibrary>> held;
+  for (int k = 0; k < 3; ++k) {
+    auto library = KernelLibrary::compile(
+        absl::StrCat("extern \"C\" __attribute__((visibility(\"default\"))) int which() { return ",
+                     k, "; }"),
+        options_in(dir));
+    ASSERT_TRUE(library.ok()) << library.status();
+    held.push_back(*library);
+  }
+  for (int k = 0; k < 3; ++k) {
+    auto which = held[k]->function<int()>("which");
+    ASSERT_TRUE(which.ok()) << which.status();
+    EXPECT_EQ((*which)(), k);
+  }
+}
+
 TEST(KernelLibraryTest, AMissingFunctionIsNamed) {
   const std::string dir = fresh_dir("missing");
   auto library = KernelLibrary::compile(kAddOne, options_in(dir));
