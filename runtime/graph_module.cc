@@ -11,6 +11,7 @@
 #include "core/naming.h"
 #include "core/printer.h"
 #include "runtime/plan/execution_plan.h"
+#include "runtime/torchscript/script_calls.h"
 
 namespace fx {
 namespace {
@@ -285,16 +286,30 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
     return current;
   };
 
+  // What each node needs: its target, or, for an attribute a module's code
+  // may rebind (`self.prev = x`), the module holding it, shared whole, so
+  // that the graph reads what the code stores there, not a copy of one value.
+  struct Reference {
+    const Node* node;
+    std::string target;
+  };
+  std::vector<Reference> referencing;
+  for (const Node* n : graph_->nodes()) {
+    if (n->op() != Op::kGetAttr && n->op() != Op::kCallModule) continue;
+    const std::string& target = n->target();
+    const size_t dot = target.rfind('.');
+    const bool held_whole = n->op() == Op::kGetAttr && dot != std::string::npos &&
+                            !source.own_attributes_.contains(target) &&
+                            code_may_assign(*source.root_, target);
+    referencing.push_back({n, held_whole ? target.substr(0, dot) : target});
+  }
   // Shallow targets first, so that a referenced module is in place before
   // anything below it; targets inside a referenced module come with it.
-  std::vector<const Node*> referencing;
-  for (const Node* n : graph_->nodes()) {
-    if (n->op() == Op::kGetAttr || n->op() == Op::kCallModule) referencing.push_back(n);
-  }
-  std::stable_sort(referencing.begin(), referencing.end(), [](const Node* a, const Node* b) {
-    return std::count(a->target().begin(), a->target().end(), '.') <
-           std::count(b->target().begin(), b->target().end(), '.');
-  });
+  std::stable_sort(referencing.begin(), referencing.end(),
+                   [](const Reference& a, const Reference& b) {
+                     return std::count(a.target.begin(), a.target.end(), '.') <
+                            std::count(b.target.begin(), b.target.end(), '.');
+                   });
   absl::flat_hash_set<std::string> taken_whole;
   auto inside_taken = [&](const std::vector<absl::string_view>& atoms) {
     std::string path;
@@ -304,8 +319,7 @@ absl::Status GraphModule::adopt_referenced(const GraphModule& source) {
     }
     return false;
   };
-  for (const Node* n : referencing) {
-    const std::string& target = n->target();
+  for (const auto& [n, target] : referencing) {
     const std::vector<absl::string_view> atoms = qualified_name_atoms(target);
     if (atoms.empty() || inside_taken(atoms) || own_attributes_.contains(target)) continue;
     if (n->op() == Op::kCallModule) {

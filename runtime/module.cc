@@ -215,6 +215,15 @@ absl::StatusOr<c10::IValue> Module::get_attr(absl::string_view qualified_name) c
     return absl::InvalidArgumentError(
         absl::StrCat("'", qualified_name, "' is a submodule, not an attribute"));
   }
+  // The module holding the slot: its lock guards what its code stores.
+  const size_t dot = qualified_name.rfind('.');
+  const Module* owner = this;
+  if (dot != absl::string_view::npos) {
+    absl::StatusOr<std::shared_ptr<const Module>> m = get_submodule(qualified_name.substr(0, dot));
+    if (!m.ok()) return m.status();
+    owner = m->get();
+  }
+  absl::MutexLock lock(&owner->code_written_mu_);
   return (*slot)->value;
 }
 
@@ -261,9 +270,11 @@ std::vector<std::pair<std::string, at::Tensor>> tensors_of(const Module& root, b
   absl::flat_hash_set<const c10::TensorImpl*> seen;
   for (const auto& [path, m] : root.named_modules()) {
     for (const Module::Slot& s : m->slots()) {
-      if (s.kind == SlotKind::kModule || !s.value.isTensor()) continue;
+      if (s.kind == SlotKind::kModule) continue;
       if (parameters_only && s.kind != SlotKind::kParameter) continue;
-      const at::Tensor& t = s.value.toTensor();
+      absl::StatusOr<c10::IValue> value = m->read_code_written(s.name);
+      if (!value.ok() || !value->isTensor()) continue;
+      const at::Tensor t = value->toTensor();
       if (!seen.insert(t.unsafeGetTensorImpl()).second) continue;
       out.emplace_back(qualified_name(path, s.name), t);
     }
@@ -320,11 +331,15 @@ std::shared_ptr<Module> Module::with_tensors(
     out->code_ = m.code_;
     copies.emplace(&m, out);
     for (const Slot& s : m.slots_) {
-      Slot c = s;
+      Slot c;
+      {
+        absl::MutexLock lock(&m.code_written_mu_);
+        c = s;
+      }
       if (s.kind == SlotKind::kModule) {
         c.module = copy(*s.module);
-      } else if (s.value.isTensor()) {
-        const at::Tensor& t = s.value.toTensor();
+      } else if (c.value.isTensor()) {
+        const at::Tensor t = c.value.toTensor();
         auto it = replaced.find(t.unsafeGetTensorImpl());
         if (it == replaced.end()) it = replaced.emplace(t.unsafeGetTensorImpl(), replace(t)).first;
         c.value = it->second;

@@ -128,17 +128,16 @@ class FX_API Module {
 
   // State the module's own code assigns anew when the runtime calls it (a
   // leaf's `self.prev = x * 1.0`, a streaming state; `self.count += 1`).
-  // The runtime runs such code one call at a time per module, holding
-  // code_call_mutex(), and after each call stores the object's new values
-  // into the slots of the modules that hold them, so that slots and object
-  // agree: a graph's get_attr after the call, a pass, a copy to another
-  // device and an export all see the new value. A store does not advance
-  // generation(): the code object already holds the value, and a plan reads
-  // such slots at each run (read_code_written), not once when compiled.
-  // Reading a slot another thread's call may store into goes through
-  // read_code_written; find(), get_attr() and slots() read without the lock,
-  // as they do a pass's changes, which no run may overlap.
-  absl::Mutex& code_call_mutex() const ABSL_LOCK_RETURNED(code_call_mu_) { return code_call_mu_; }
+  // The runtime runs such code one call at a time (script_calls.cc), and
+  // after each call stores the object's new values into the slots of the
+  // modules that hold them, so that slots and object agree: a graph's
+  // get_attr after the call, a pass, a copy to another device and an export
+  // all see the new value. A store does not advance generation(): the code
+  // object already holds the value, and a plan reads such slots at each run
+  // (read_code_written), not once when compiled. get_attr(), named_tensors()
+  // and with_tensors() read values under the same lock; slots() and find()
+  // hand out the slots themselves, to read while no run stores (as a pass
+  // does, which no run may overlap).
   // Replaces the value of the parameter, buffer or attribute `name` (one
   // atom) of this module by what its code assigned. Fails, naming it, when
   // there is none, and for a parameter or buffer given a value that is not a
@@ -196,9 +195,8 @@ class FX_API Module {
   uint64_t generation_ = 0;
   mutable absl::Mutex code_object_mu_;
   mutable CodeObject code_object_ ABSL_GUARDED_BY(code_object_mu_);
-  mutable absl::Mutex code_call_mu_;
-  // Held while store_code_written changes a slot's value, and by
-  // read_code_written.
+  // Held while store_code_written changes a slot's value, and by the readers
+  // of values above.
   mutable absl::Mutex code_written_mu_;
 };
 

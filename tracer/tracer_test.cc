@@ -408,9 +408,68 @@ TEST(TracerTest, ReadsOfAttributesALeafRebindsFollowEachCall) {
       "def forward(self, x):\n    return self.mem.forward(x) * self.mem.count\n"));
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(std::string(refused.status().message()),
-              HasSubstr("module 'mem' is called as a leaf (node 'mem'), and its code assigns "
-                        "attribute 'mem.count' anew, which this code reads as a value that is "
-                        "not a tensor"));
+              HasSubstr("module 'mem' is called as a leaf (node 'mem'), and its forward changes "
+                        "attribute 'mem.count', which this code reads as a value that is not a "
+                        "tensor"));
+}
+
+// What a leaf's call may change is followed through the methods it calls,
+// into its submodules (`self.inner.step(x)` assigning the inner's state), and
+// only from the method called: a method the graph never calls (`reset`)
+// changes nothing. A list the leaf appends to is changed in place, as an
+// attribute assigned. A leaf call whose value is unused is kept by dead-code
+// elimination: it changes state.
+TEST(TracerTest, WhatALeafMayChangeIsFollowedThroughItsCalls) {
+  auto unit = std::make_shared<torch::jit::CompilationUnit>();
+  torch::jit::Module inner(c10::QualifiedName("__torch__.test.Inner"), unit);
+  inner.register_buffer("prev", at::zeros({3}));
+  inner.register_attribute("count", c10::IntType::get(), 0);
+  inner.define(
+      "def step(self, x):\n"
+      "    self.prev = x + 1.0\n"
+      "    return x\n"
+      "def reset(self):\n"
+      "    self.count = 0\n");
+  torch::jit::Module outer(c10::QualifiedName("__torch__.test.Outer"), unit);
+  outer.register_module("inner", inner);
+  outer.register_attribute("hist", c10::ListType::ofTensors(), c10::List<at::Tensor>());
+  outer.define(
+      "def forward(self, x):\n"
+      "    self.hist.append(x)\n"
+      "    return self.inner.step(x)\n");
+  torch::jit::Module root(c10::QualifiedName("__torch__.test.Root"), unit);
+  root.register_module("outer", outer);
+  root.define(
+      "def forward(self, x):\n"
+      "    self.outer.forward(x)\n"
+      "    return x * self.outer.inner.count + self.outer.inner.prev\n");
+  torch::jit::Module reference = root.clone();
+  Tracer tracer;
+  tracer.add_extension(std::make_shared<LeafAt>("outer"));
+  auto traced = tracer.trace(root);
+  ASSERT_TRUE(traced.ok()) << traced.status();  // `reset` is never called: count is fixed
+  const Node* call = nullptr;
+  for (const Node* n : traced->graph().nodes()) {
+    if (n->op() == Op::kCallModule) call = n;
+  }
+  ASSERT_NE(call, nullptr);
+  EXPECT_TRUE(call->is_impure());
+  traced->graph().eliminate_dead_code();
+  testing::expect_serves_like_the_module(*traced, reference, {at::rand({3})}, "nested", 5);
+  auto hist = traced->get_attr("outer.hist");
+  ASSERT_TRUE(hist.ok()) << hist.status();
+  EXPECT_EQ(hist->toList().size(), 6u);  // five plan calls and the Interpreter's
+
+  torch::jit::Module counts(c10::QualifiedName("__torch__.test.Counts"), unit);
+  counts.register_module("outer", outer.clone());
+  counts.define(
+      "def forward(self, x):\n"
+      "    y = self.outer.forward(x)\n"
+      "    return y * len(self.outer.hist)\n");
+  auto refused = tracer.trace(counts);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("its forward changes attribute 'outer.hist'"));
 }
 
 TEST(TracerTest, ModuleRefDescribesTheClass) {

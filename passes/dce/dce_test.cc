@@ -2,13 +2,19 @@
 #include "passes/dce/dce.h"
 
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/full.h>
 #include <ATen/ops/ones.h>
+#include <ATen/ops/zeros.h>
+#include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/api/module.h>
 
 #include "core/testing/graph_listing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/pass_manager.h"
 #include "runtime/graph_module.h"
+#include "runtime/torchscript/script_module.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/tracing.h"
 #include "tests/testing/values.h"
@@ -55,6 +61,33 @@ TEST_F(DceTest, RemovesUnusedValuesAndGetAttrsButKeepsSideEffects) {
   EXPECT_THAT(node_names(gm.graph()), ElementsAre("x", "unused", "add_", "relu", "output"));
   // Without the option the module keeps what the graph no longer reads.
   EXPECT_TRUE(gm.get_attr("weight").ok());
+}
+
+// A module call whose value is unused but whose code changes its module's
+// attributes (`self.prev = x`) is a side effect, kept even where the graph
+// does not mark it (a graph built or read from a file); a call of a module
+// whose code changes nothing goes.
+TEST_F(DceTest, AModuleCallThatChangesTheModulesStateStays) {
+  auto unit = std::make_shared<torch::jit::CompilationUnit>();
+  torch::jit::Module keep(c10::QualifiedName("__torch__.test.Keep"), unit);
+  keep.register_attribute("prev", c10::TensorType::get(), at::zeros({2}));
+  keep.define("def forward(self, x):\n    self.prev = x * 1.0\n    return x\n");
+  torch::jit::Module pure(c10::QualifiedName("__torch__.test.Pure"), unit);
+  pure.define("def forward(self, x):\n    return x * 2.0\n");
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("keep", module_from_torchscript(keep).value()).ok());
+  ASSERT_TRUE(root->register_module("pure", module_from_torchscript(pure).value()).ok());
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  g->create_node(Op::kCallModule, "keep", {x}, {}, "keep");
+  g->create_node(Op::kCallModule, "pure", {x}, {}, "pure");
+  g->output(g->call_function("aten::add.Tensor", {x, g->get_attr("keep.prev")}));
+  GraphModule gm(root, std::move(g));
+  ASSERT_TRUE(run("dce", gm).ok());
+  EXPECT_THAT(node_names(gm.graph()), ElementsAre("x", "keep", "keep_prev", "add", "output"));
+  auto out = gm({at::ones({2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(at::equal(out->toTensor(), at::full({2}, 2.0)));
 }
 
 TEST_F(DceTest, SubmodulesOptionDropsWhatTheGraphNoLongerReferences) {

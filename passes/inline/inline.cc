@@ -9,6 +9,7 @@
 #include "core/message_text.h"
 #include "core/graph.h"
 #include "runtime/graph_module.h"
+#include "runtime/torchscript/script_calls.h"
 #include "tracer/module_ref.h"
 #include "tracer/tracer.h"
 #include "core/well_known.h"
@@ -125,9 +126,11 @@ absl::StatusOr<bool> Inline::inline_call(GraphModule& module, Node* call, std::s
   }
   if (absl::Status s = g.erase_node(call); !s.ok()) return s;
 
-  // Parameters already fetched earlier in the graph are reused.
+  // Parameters already fetched earlier in the graph are reused; not reads of
+  // an attribute a module's code may rebind, which stand where they are
+  // (one before a call of that module and one after it read two values).
   for (Node* n : created) {
-    if (n->op() != Op::kGetAttr) continue;
+    if (n->op() != Op::kGetAttr || code_may_assign(module.root(), n->target())) continue;
     std::vector<Node*> same = g.find_nodes(Op::kGetAttr, n->target());
     if (!same.empty() && same.front() != n && same.front()->comes_before(*n)) {
       n->replace_all_uses_with(same.front());

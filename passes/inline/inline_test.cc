@@ -3,6 +3,9 @@
 
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/randn.h>
+#include <ATen/ops/zeros.h>
+#include <torch/csrc/jit/api/compilation_unit.h>
+#include <torch/csrc/jit/api/module.h>
 
 #include "absl/strings/str_cat.h"
 #include "core/testing/graph_listing.h"
@@ -112,6 +115,36 @@ TEST(InlineTest, ParametersAlreadyFetchedAreReused) {
   EXPECT_EQ(weights[0]->users().size(), 2u);  // the add and the linear
   testing::expect_runs_like_the_fixture(gm, "my_module.pt",
                                testing::example_inputs("my_module"));
+}
+
+// Reads of an attribute a leaf's code rebinds (`self.prev = x * 2.0`) stand
+// where the inlined body reads them, before and after the leaf's call: the
+// one after is not replaced by the one before. (The memory's class is under
+// torch.nn, so that bodies keep it a leaf, as they keep torch.nn's.)
+TEST(InlineTest, ReadsOfAnAttributeALeafRebindsAreNotReused) {
+  auto unit = std::make_shared<torch::jit::CompilationUnit>();
+  torch::jit::Module mem(c10::QualifiedName("__torch__.torch.nn.modules.memory.Memory"), unit);
+  mem.register_buffer("prev", at::zeros({3}));
+  mem.define("def forward(self, x):\n    self.prev = x * 2.0\n    return x\n");
+  torch::jit::Module block(c10::QualifiedName("__torch__.test.Block"), unit);
+  block.register_module("mem", mem);
+  block.define(
+      "def forward(self, x):\n"
+      "    before = self.mem.prev\n"
+      "    y = self.mem.forward(x)\n"
+      "    return before + self.mem.prev + y\n");
+  torch::jit::Module root(c10::QualifiedName("__torch__.test.Root"), unit);
+  root.register_module("block", block);
+  root.define("def forward(self, x):\n    return self.block.forward(x)\n");
+  torch::jit::Module reference = root.clone();
+  Tracer tracer;
+  tracer.add_extension(std::make_shared<LeafPolicy>(std::vector<std::string>{},
+                                                    std::vector<std::string>{"Block", "Memory"}));
+  auto gm = tracer.trace(root);
+  ASSERT_TRUE(gm.ok()) << gm.status();
+  ASSERT_TRUE(run(*gm, {{"types", "Block"}}).ok());
+  EXPECT_EQ(gm->graph().find_nodes(Op::kGetAttr, "block.mem.prev").size(), 2u);
+  testing::expect_serves_like_the_module(*gm, reference, {at::randn({3})}, "inlined", 5);
 }
 
 TEST(InlineTest, RecurseInlinesWhatTheBodiesCall) {

@@ -16,6 +16,7 @@
 #include "core/graph.h"
 #include "core/well_known.h"
 #include "passes/split/cut_points.h"
+#include "runtime/torchscript/script_calls.h"
 
 namespace fx {
 namespace {
@@ -79,6 +80,19 @@ absl::StatusOr<GraphModule> split_module(const GraphModule& gm, const StageAssig
     stages = std::max(stages, s + 1);
   }
   if (stages == 0) return absl::InvalidArgumentError("split: the graph has no node to put in a stage");
+  // Stages read the module's state where they stand, once each; a value a
+  // module's code rebinds at each call would be read at the wrong place (the
+  // top graph reads the output's attributes before any stage runs) or from
+  // a stage's copy of the state.
+  for (const Node* n : order) {
+    if (n->op() == Op::kGetAttr && code_may_assign(gm.root(), n->target())) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "split: node '", n->name(), "' reads attribute '", n->target(),
+          "', which the code of a module the graph calls assigns anew at each call; stages "
+          "cannot read it where the graph does. Return it from that module's forward instead, "
+          "or run the graph whole"));
+    }
+  }
   auto stage_of_node = [&](const Node* n) { return stage_of[index.at(n)]; };
 
   // What each stage reads from outside itself, and what it must give out.

@@ -10,6 +10,7 @@
 #include <ATen/ops/rand.h>
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros.h>
+#include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/api/module.h>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +21,7 @@
 #include "runtime/plan/execution_plan.h"
 #include "runtime/graph_module.h"
 #include "runtime/interpreter/interpreter.h"
+#include "runtime/torchscript/script_module.h"
 #include "runtime/torchscript/torchscript_export.h"
 #include "tests/testing/fixtures.h"
 #include "tests/testing/real_models.h"
@@ -88,6 +90,32 @@ TEST(SplitTest, ValueReadTwoStagesLaterIsPassedFromTheStageThatDefinesIt) {
   auto interpreted = interpreter.run({x, y});
   ASSERT_TRUE(interpreted.ok()) << interpreted.status();
   EXPECT_TRUE(at::allclose(interpreted->toTensor(), expected));
+}
+
+// A graph reading an attribute that a module's code rebinds at each call
+// (`self.prev = x`) is refused, naming the node and the attribute: a stage
+// would read it from its own copy of the state, or the top graph before any
+// stage runs.
+TEST(SplitTest, AnAttributeAModulesCodeRebindsIsRefused) {
+  torch::jit::Module keep(c10::QualifiedName("__torch__.test.Keep"),
+                          std::make_shared<torch::jit::CompilationUnit>());
+  keep.register_attribute("prev", c10::TensorType::get(), at::zeros({3}));
+  keep.define("def forward(self, x):\n    self.prev = x * 1.0\n    return x\n");
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("keep", module_from_torchscript(keep).value()).ok());
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* y = g->create_node(Op::kCallModule, "keep", {x}, {}, "y");
+  Node* prev = g->get_attr("keep.prev");
+  g->output(g->create_node(Op::kCallFunction, "aten::add.Tensor", {y, prev}, {}, "total"));
+  GraphModule gm(root, std::move(g), "Root");
+  SplitOptions options;
+  options.points = {"total"};
+  auto report = split_into_stages(gm, options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()),
+              HasSubstr("reads attribute 'keep.prev', which the code of a module the graph "
+                        "calls assigns anew at each call"));
 }
 
 TEST(SplitTest, SeveralOutputsOfAStageAreUnpackedByGetitemsNamedAsTheValues) {

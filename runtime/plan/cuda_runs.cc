@@ -187,8 +187,8 @@ absl::StatusOr<c10::IValue> CudaRuns::Impl::observed_run(Entry& entry,
   auto observe = [&](const Step& step, const c10::IValue& value) {
     const Node& node = *step.node;
     if (entry.off_device.empty() && step.rebinds_module_state) {
-      entry.off_device = absl::StrCat(describe(node), " runs code that assigns its module's "
-                                      "attributes anew, on the host, which a replay would not");
+      entry.off_device =
+          absl::StrCat(describe(node), " runs code that changes its module's attributes");
     }
     if (syncs.count > seen) {
       seen = syncs.count;
@@ -227,8 +227,8 @@ void CudaRuns::Impl::capture(Entry& entry, const std::vector<c10::IValue>& input
     return;
   }
   if (!entry.off_device.empty()) {
-    entry.not_captured = absl::StrCat(
-        "node ", entry.off_device, " (a CPU operator in the middle, which a replay would not run)");
+    entry.not_captured =
+        absl::StrCat("node ", entry.off_device, ": host work, which a replay would not do");
     return;
   }
   if (!entry.generator.empty()) {

@@ -698,6 +698,37 @@ TEST(ExecutionPlanTest, AnAttributeALeafRebindsIsReadAtEachRun) {
   EXPECT_EQ(gm.get_attr("delay.calls")->toInt(), 5 + 1 + 8 * 50);
 }
 
+// A rebound attribute's dtype may change while the inputs' signature does
+// not (`self.prev = x` keeps the last call's input, of another dtype): values
+// computed from it are not planned by the first run's dtype, so the result
+// promotes as PyTorch's does (an out= tensor of the first run's float32 would
+// have cast a float64 sum back).
+TEST(ExecutionPlanTest, AValueComputedFromAReboundAttributeIsNotPlannedByTheFirstRun) {
+  torch::jit::Module delay(c10::QualifiedName("__torch__.test.Keep"),
+                           std::make_shared<torch::jit::CompilationUnit>());
+  delay.register_attribute("prev", c10::TensorType::get(), at::zeros({4}));
+  delay.define("def forward(self, x):\n    self.prev = x * 1.0\n    return x\n");
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("delay", module_from_torchscript(delay).value()).ok());
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* before = g->get_attr("delay.prev");
+  Node* sum = g->call_function("aten::add.Tensor", {before, x});
+  g->call_module("delay", {x});
+  g->output(g->call_function("aten::mul.Tensor", {sum, 2.0}));
+  GraphModule gm(root, std::move(g));
+  at::Tensor previous = at::zeros({4});
+  for (int call = 0; call < 6; ++call) {
+    const at::Tensor input =
+        (at::arange(4) + call).to(call % 2 == 0 ? at::kFloat : at::kDouble);
+    const at::Tensor expected = (previous + input) * 2.0;
+    const at::Tensor got = run_tensor(gm, {input});
+    EXPECT_EQ(got.scalar_type(), expected.scalar_type()) << "call " << call;
+    EXPECT_TRUE(at::equal(got, expected)) << "call " << call;
+    previous = input;
+  }
+}
+
 // A change made to a submodule's state reaches the next call, of the
 // GraphModule and of an Interpreter: their plans follow the tree's changes.
 TEST(ExecutionPlanTest, AChangeToASubmodulesStateReachesTheNextCall) {

@@ -64,6 +64,15 @@ void ExecutionPlan::plan_memory(const std::vector<c10::IValue>& values,
     // given as an input, `x.set_(y)`).
     if (node.op() == Op::kPlaceholder || node.op() == Op::kGetAttr) escapes[root] = 1;
   }
+  // Values computed from an attribute a module's code may rebind (read at
+  // each run: its dtype and shape may differ from this first run's, where
+  // an out= overload would cast to the planned dtype) are allocated by
+  // their operators, as the first run's were.
+  std::vector<char> varies(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    varies[i] = nodes_[i].target.attr_owner != nullptr;
+    for (const Node* input : nodes_[i].node->input_nodes()) varies[i] |= varies[slot_of_.at(input)];
+  }
   // What goes into the arena: operator results written through `.out`
   // overloads, contraction results and their scratch.
   enum Role { kOutVariant, kContractionResult, kScratch };
@@ -77,7 +86,7 @@ void ExecutionPlan::plan_memory(const std::vector<c10::IValue>& values,
   std::vector<Placement> placements;
   for (size_t i = 0; i < n; ++i) {
     const Step& step = spec.steps[i];
-    if (step.kind != StepKind::kOperator || !values[i].isTensor()) continue;
+    if (step.kind != StepKind::kOperator || !values[i].isTensor() || varies[i]) continue;
     const size_t root = sets.find(i);
     const at::Tensor& t = values[i].toTensor();
     if (step.contraction != nullptr) {

@@ -267,7 +267,10 @@ absl::StatusOr<std::shared_ptr<ExecutionPlan::Specialisation>> ExecutionPlan::ma
         step.kind = node.op() == Op::kOutput ? StepKind::kOutput : StepKind::kCall;
         step.builtin = info.target.builtin;
         step.script = choice.script;
-        step.rebinds_module_state = step.script != nullptr && rebinds_module_state(*step.script);
+        step.rebinds_module_state =
+            (step.script != nullptr && rebinds_module_state(*step.script)) ||
+            (info.target.graph_module != nullptr &&
+             calls_code_that_changes_state(*info.target.graph_module));
         step.graph_module_plan = choice.graph_module_plan;
         const Argument none;
         const size_t n = node.op() == Op::kOutput ? 1 : node.args().size();

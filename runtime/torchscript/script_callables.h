@@ -27,7 +27,7 @@
 
 namespace fx {
 
-// What the code of a called module assigns anew (script_module.h's
+// What a called method of a module may change (script_module.h's
 // attributes_code_assigns), to store into the module tree after each call.
 struct FX_API CodeWrites {
   struct Write {
@@ -35,7 +35,6 @@ struct FX_API CodeWrites {
     std::shared_ptr<const Module> owner;   // the module holding the slot
     std::string name;                      // the slot: "count"
   };
-  std::shared_ptr<const Module> module;  // the called module: its code_call_mutex()
   std::vector<Write> writes;
 };
 
@@ -43,9 +42,9 @@ struct FX_API CodeWrites {
 struct FX_API ScriptCall {
   torch::jit::Function* function = nullptr;  // or
   c10::optional<torch::jit::Method> method;
-  // A method of a module whose code assigns attributes anew: the call runs
-  // holding the module's code_call_mutex() and stores them (Module::
-  // store_code_written). Null otherwise.
+  // A method that may change its module's attributes: calls of such
+  // methods run one at a time in the process, each storing what it changed
+  // (Module::store_code_written) before the next. Null otherwise.
   std::shared_ptr<const CodeWrites> code_writes;
 };
 

@@ -35,13 +35,13 @@ std::shared_ptr<const ScriptCall> method_call(torch::jit::Method method,
   return call;
 }
 
-// What `module`'s code (and its submodules') assigns anew, by the modules
-// that hold it; null when nothing.
-std::shared_ptr<const CodeWrites> code_writes_of(const std::shared_ptr<const Module>& module) {
-  const std::vector<std::string> assigned = attributes_code_assigns(*module);
+// What `method` of `module` may change, by the modules that hold it; null
+// when nothing.
+std::shared_ptr<const CodeWrites> code_writes_of(const std::shared_ptr<const Module>& module,
+                                                 const std::string& method) {
+  const std::vector<std::string> assigned = attributes_code_assigns(*module, method);
   if (assigned.empty()) return nullptr;
   auto out = std::make_shared<CodeWrites>();
-  out->module = module;
   for (const std::string& attribute : assigned) {
     CodeWrites::Write w;
     for (absl::string_view atom : qualified_name_atoms(attribute)) w.object_path.emplace_back(atom);
@@ -56,6 +56,16 @@ std::shared_ptr<const CodeWrites> code_writes_of(const std::shared_ptr<const Mod
   }
   if (out->writes.empty()) return nullptr;
   return out;
+}
+
+// Held by every call of code that changes its module's attributes: one
+// object may be reached from several modules' calls (a leaf and its own
+// submodule called as another leaf), so one lock for all keeps its slots
+// and the tree's consistent. Such calls are rare (streaming state); the
+// code of other modules runs without it.
+absl::Mutex& state_changing_calls() {
+  static absl::Mutex* mutex = new absl::Mutex();
+  return *mutex;
 }
 
 // Stores what the call's code assigned into the module tree (CodeWrites).
@@ -93,8 +103,10 @@ absl::StatusOr<std::shared_ptr<const ScriptCallee>> module_callee(const GraphMod
   // The module's code runs on its slots as they are now.
   auto object = torchscript_object(**state);
   if (!object.ok()) return node_error(node, object.status().message());
-  const std::shared_ptr<const CodeWrites> code_writes = code_writes_of(*state);
-  auto bound_call = [&](torch::jit::Method m) { return method_call(std::move(m), code_writes); };
+  auto bound_call = [&](torch::jit::Method m) {
+    std::shared_ptr<const CodeWrites> code_writes = code_writes_of(*state, m.name());
+    return method_call(std::move(m), std::move(code_writes));
+  };
   auto callee = std::make_shared<ScriptCallee>();
   if (const MetaValue* named = node.meta().find(kModuleMethodKey);
       named != nullptr && named->is_string()) {
@@ -207,6 +219,39 @@ torch::jit::Kwargs coerce_to_schema(const c10::FunctionSchema& schema, size_t fi
 
 bool rebinds_module_state(const ScriptCall& call) { return call.code_writes != nullptr; }
 
+bool module_call_changes_state(const GraphModule& gm, const Node& node) {
+  if (node.op() != Op::kCallModule || gm.graph_submodule(node.target()) != nullptr) return false;
+  auto module = gm.get_submodule(node.target());
+  if (!module.ok()) return false;
+  const TorchScriptClass* code = torchscript_class(**module);
+  if (code == nullptr) return false;
+  const MetaValue* named = node.meta().find(kModuleMethodKey);
+  if (named != nullptr && named->is_string()) {
+    return !code->assigned_attributes(named->to_string()).empty();
+  }
+  if (code->type()->findMethod("forward") != nullptr) {
+    return !code->assigned_attributes("forward").empty();
+  }
+  for (torch::jit::Function* m : code->type()->methods()) {
+    if (absl::StartsWith(m->name(), "forward__") && !code->assigned_attributes(m->name()).empty()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool calls_code_that_changes_state(const GraphModule& gm) {
+  for (const Node* n : gm.graph().nodes()) {
+    if (n->op() != Op::kCallModule) continue;
+    if (const GraphModule* sub = gm.graph_submodule(n->target())) {
+      if (calls_code_that_changes_state(*sub)) return true;
+    } else if (module_call_changes_state(gm, *n)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCallee& callee,
                                         std::vector<c10::IValue> args,
                                         const IValueKwargs& kwargs) {
@@ -225,9 +270,9 @@ absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCall& call
     }
     torch::jit::Kwargs typed = coerce_to_schema(call.method->function().getSchema(), 1, args, kwargs);
     if (call.code_writes == nullptr) return (*call.method)(std::move(args), std::move(typed));
-    // Its code rebinds attributes: one call at a time on the module, and the
+    // Its code changes its module's attributes: one such call at a time, the
     // new values stored into the tree before the next.
-    absl::MutexLock lock(&call.code_writes->module->code_call_mutex());
+    absl::MutexLock lock(&state_changing_calls());
     c10::IValue result = (*call.method)(std::move(args), std::move(typed));
     absl::Status stored = store_code_writes(node, call.method->owner(), *call.code_writes);
     if (!stored.ok()) return stored;

@@ -71,10 +71,19 @@ FX_API absl::StatusOr<std::shared_ptr<const ScriptCall>> choose_script_call(
     const Node& node, const ScriptCallee& callee, const std::vector<c10::IValue>& args,
     const IValueKwargs& kwargs);
 
-// Whether `call` is a method of a module whose code assigns attributes anew
-// (code_may_assign): it runs one call at a time on the module and stores
-// them into the module tree after each.
+// Whether `call` is a method that may change its module's attributes
+// (attributes_code_assigns): such calls run one at a time, and store what
+// they changed into the module tree after each.
 FX_API bool rebinds_module_state(const ScriptCall& call);
+
+// Whether call_module `node` of `gm` runs code that may change its module's
+// attributes (the method the node calls: meta `_method`, or forward and its
+// overloads): a side effect, so the call is never dropped or merged.
+FX_API bool module_call_changes_state(const GraphModule& gm, const Node& node);
+
+// Whether `gm`'s graph, or a graph submodule's, has such a call: host work a
+// CUDA graph's replay would not do.
+FX_API bool calls_code_that_changes_state(const GraphModule& gm);
 
 // Runs `call`, turning TorchScript's exceptions into node errors.
 FX_API absl::StatusOr<c10::IValue> call_script(const Node& node, const ScriptCall& call,

@@ -9,8 +9,10 @@
 
 #include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "core/message_text.h"
 #include "core/naming.h"
 
@@ -196,16 +198,69 @@ std::optional<std::string> path_from_self(const torch::jit::Value* v,
   return absl::StrJoin(parts, ".");
 }
 
-void collect_assignments(const torch::jit::Block* block, const torch::jit::Value* self,
-                         absl::btree_set<std::string>& out) {
+// The methods walked, by type and object path.
+using VisitedMethods = absl::flat_hash_set<std::pair<const c10::ClassType*, std::string>>;
+
+// Operators that change a list or dict in place (their first operand).
+bool changes_container_in_place(c10::Symbol kind) {
+  static const auto* kinds = new absl::flat_hash_set<c10::Symbol>{
+      c10::Symbol::fromQualString("aten::append"),  c10::Symbol::fromQualString("aten::_set_item"),
+      c10::Symbol::fromQualString("aten::insert"),  c10::Symbol::fromQualString("aten::pop"),
+      c10::Symbol::fromQualString("aten::clear"),   c10::Symbol::fromQualString("aten::extend"),
+      c10::Symbol::fromQualString("aten::remove"),  c10::Symbol::fromQualString("aten::update"),
+      c10::Symbol::fromQualString("aten::setdefault"), c10::Symbol::fromQualString("aten::add_"),
+      c10::Symbol::fromQualString("aten::sort"),    c10::Symbol::fromQualString("aten::reverse"),
+      c10::Symbol::fromQualString("aten::popitem"), c10::Symbol::fromQualString("aten::Delete")};
+  return kinds->contains(kind);
+}
+
+// What a call of `method` of `type` may change (TorchScriptClass::
+// assigned_attributes), with `prefix` the path of its object from the
+// called one; `visited` holds the (type, method) pairs walked.
+void collect_assignments(const c10::ClassType& type, const std::string& method,
+                         const std::string& prefix,
+                         VisitedMethods& visited,
+                         absl::btree_set<std::string>& out);
+
+void collect_block(const torch::jit::Block* block, const torch::jit::Value* self,
+                   const std::string& prefix,
+                   VisitedMethods& visited,
+                   absl::btree_set<std::string>& out) {
   for (const torch::jit::Node* n : block->nodes()) {
-    for (const torch::jit::Block* b : n->blocks()) collect_assignments(b, self, out);
-    if (n->kind() != c10::prim::SetAttr) continue;
+    for (const torch::jit::Block* b : n->blocks()) collect_block(b, self, prefix, visited, out);
+    if (n->inputs().empty()) continue;
     // An object the code made (a context manager's state) is not reached from self.
-    if (std::optional<std::string> object = path_from_self(n->input(0), self)) {
-      out.insert(qualified_name(*object, n->s(c10::attr::name)));
+    std::optional<std::string> object = path_from_self(n->input(0), self);
+    if (!object) continue;
+    if (n->kind() == c10::prim::SetAttr) {
+      out.insert(qualified_name(prefix, qualified_name(*object, n->s(c10::attr::name))));
+    } else if (changes_container_in_place(n->kind()) && !object->empty()) {
+      const c10::TypeKind container = n->input(0)->type()->kind();
+      if (container == c10::TypeKind::ListType || container == c10::TypeKind::DictType) {
+        out.insert(qualified_name(prefix, *object));
+      }
+    } else if (n->kind() == c10::prim::CallMethod) {
+      if (auto callee = n->input(0)->type()->cast<c10::ClassType>()) {
+        collect_assignments(*callee, n->s(c10::attr::name), qualified_name(prefix, *object),
+                            visited, out);
+      }
     }
   }
+}
+
+void collect_assignments(const c10::ClassType& type, const std::string& method,
+                         const std::string& prefix,
+                         VisitedMethods& visited,
+                         absl::btree_set<std::string>& out) {
+  // Each method once per object path: a method that calls itself ends.
+  if (!visited.emplace(&type, absl::StrCat(prefix, "|", method)).second) return;
+  torch::jit::Function* function = type.findMethod(method);
+  if (function == nullptr || !function->isGraphFunction()) return;
+  torch::jit::GraphFunction& graph_function = torch::jit::toGraphFunction(*function);
+  graph_function.ensure_defined();
+  std::shared_ptr<torch::jit::Graph> graph = graph_function.graph();
+  if (graph->inputs().empty()) return;
+  collect_block(graph->block(), graph->inputs()[0], prefix, visited, out);
 }
 
 }  // namespace
@@ -214,30 +269,33 @@ const TorchScriptClass* torchscript_class(const Module& module) {
   return dynamic_cast<const TorchScriptClass*>(module.code().get());
 }
 
-const std::vector<std::string>& TorchScriptClass::assigned_attributes() const {
-  absl::call_once(assigned_once_, [this] {
+const std::vector<std::string>& TorchScriptClass::assigned_attributes(
+    const std::string& method) const {
+  absl::MutexLock lock(&assigned_mu_);
+  auto [it, inserted] = assigned_.try_emplace(method, nullptr);
+  if (inserted) {
     absl::btree_set<std::string> found;
-    for (torch::jit::Function* method : type_->methods()) {
-      if (!method->isGraphFunction() || method->name() == "__setstate__") continue;
-      std::shared_ptr<torch::jit::Graph> graph = torch::jit::toGraphFunction(*method).graph();
-      if (graph->inputs().empty()) continue;
-      collect_assignments(graph->block(), graph->inputs()[0], found);
+    VisitedMethods visited;
+    if (method.empty()) {
+      for (torch::jit::Function* m : type_->methods()) {
+        if (m->name() != "__setstate__") collect_assignments(*type_, m->name(), "", visited, found);
+      }
+    } else {
+      collect_assignments(*type_, method, "", visited, found);
     }
-    assigned_.assign(found.begin(), found.end());
-  });
-  return assigned_;
+    it->second = std::make_unique<const std::vector<std::string>>(found.begin(), found.end());
+  }
+  return *it->second;
 }
 
-std::vector<std::string> attributes_code_assigns(const Module& module) {
-  absl::btree_set<std::string> found;
-  for (const auto& [path, m] : module.named_modules()) {
-    if (const TorchScriptClass* code = torchscript_class(*m)) {
-      for (const std::string& a : code->assigned_attributes()) {
-        found.insert(qualified_name(path, a));
-      }
-    }
-  }
-  return std::vector<std::string>(found.begin(), found.end());
+const std::vector<std::string>& TorchScriptClass::assigned_attributes() const {
+  return assigned_attributes(std::string());
+}
+
+std::vector<std::string> attributes_code_assigns(const Module& module, const std::string& method) {
+  const TorchScriptClass* code = torchscript_class(module);
+  if (code == nullptr || method.empty()) return {};
+  return code->assigned_attributes(method);
 }
 
 absl::StatusOr<std::shared_ptr<Module>> module_from_torchscript(
@@ -248,6 +306,11 @@ absl::StatusOr<std::shared_ptr<Module>> module_from_torchscript(
 
 absl::StatusOr<torch::jit::Module> torchscript_object(
     const Module& module, const std::shared_ptr<torch::jit::CompilationUnit>& unit) {
+  // One maker at a time: two threads finding a module's object stale must
+  // not make one each (each call would then change its own, and store into
+  // the same slots). Objects are made when plans are compiled, not per call.
+  static absl::Mutex* making = new absl::Mutex();
+  absl::MutexLock lock(making);
   return ObjectMaker(unit).make(module, "");
 }
 

@@ -42,9 +42,10 @@
 
 #include <torch/csrc/jit/api/module.h>
 
-#include "absl/base/call_once.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "core/export.h"
 #include "runtime/module.h"
 
@@ -59,16 +60,23 @@ class FX_API TorchScriptClass : public ModuleCode {
   std::string format() const override { return "TorchScript"; }
   const c10::ClassTypePtr& type() const { return type_; }
   const std::shared_ptr<torch::jit::CompilationUnit>& unit() const { return unit_; }
-  // The attributes the class's methods assign anew through `self` ("prev"
-  // for `self.prev = ...`, "cell.count" for `self.cell.count = ...`; not
-  // `__setstate__`, which loading runs), sorted, each once. Found once.
+  // The attributes a call of `method` may change, through `self`: assigned
+  // anew ("prev" for `self.prev = ...`, "cell.count" for `self.cell.count =
+  // ...`) or changed in place as a list or dict (`self.hist.append(x)`,
+  // `self.cache[k] = v`), by the method or by the methods it calls, of this
+  // class or of its submodules (`self.cell.step(x)`). Sorted, each once;
+  // empty for a method the class lacks. Found once per method.
+  const std::vector<std::string>& assigned_attributes(const std::string& method) const;
+  // The same for every method but `__setstate__` (which loading runs): what
+  // any call may change.
   const std::vector<std::string>& assigned_attributes() const;
 
  private:
   c10::ClassTypePtr type_;
   std::shared_ptr<torch::jit::CompilationUnit> unit_;
-  mutable absl::once_flag assigned_once_;
-  mutable std::vector<std::string> assigned_;
+  mutable absl::Mutex assigned_mu_;
+  mutable absl::flat_hash_map<std::string, std::unique_ptr<const std::vector<std::string>>>
+      assigned_ ABSL_GUARDED_BY(assigned_mu_);
 };
 
 // The TorchScript class of `module`'s code, or null.
@@ -84,9 +92,11 @@ FX_API absl::StatusOr<torch::jit::Module> torchscript_object(
     const Module& module, const std::shared_ptr<torch::jit::CompilationUnit>& unit = nullptr);
 
 // The attributes below `module`, by qualified name from it ("prev",
-// "cell.count"), that the TorchScript code of `module` or of a module below it
-// assigns anew: a call of `module` may rebind them. Sorted, each once.
-FX_API std::vector<std::string> attributes_code_assigns(const Module& module);
+// "cell.count"), that a call of its TorchScript `method` may change
+// (TorchScriptClass::assigned_attributes). Sorted, each once; empty for a
+// module without TorchScript code.
+FX_API std::vector<std::string> attributes_code_assigns(const Module& module,
+                                                        const std::string& method = "forward");
 
 }  // namespace fx
 

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "core/naming.h"
+#include "core/well_known.h"
 #include "runtime/torchscript/script_calls.h"
 #include "runtime/torchscript/script_module.h"
 #include "tracer/torchscript/trace_engine.h"
@@ -133,31 +134,37 @@ bool TraceEngine::may_be_rebound(const ModuleInfo* owner, size_t slot) {
   return it->second;
 }
 
-void TraceEngine::forget_rebound_attributes(const ModuleInfo* module) {
-  for (const std::string& attribute : attributes_code_assigns(*module->state)) {
+bool TraceEngine::forget_rebound_attributes(const ModuleInfo* module, const std::string& method) {
+  const std::vector<std::string> assigned = attributes_code_assigns(*module->state, method);
+  for (const std::string& attribute : assigned) {
     auto it = parameters_.find(qualified_name(module->qualname, attribute));
     if (it == parameters_.end()) continue;
     const Node* stale = it->second;
     parameters_.erase(it);
     absl::erase_if(attribute_nodes_, [stale](const auto& entry) { return entry.second == stale; });
   }
+  return !assigned.empty();
 }
 
 absl::Status TraceEngine::check_fixed_reads_of_rebound_attributes(const Graph& graph) const {
   if (fixed_rebindable_reads_.empty()) return absl::OkStatus();
   absl::flat_hash_set<std::string> seen;
   for (const Node* call : graph.nodes()) {
-    if (call->op() != Op::kCallModule || !seen.insert(call->target()).second) continue;
+    if (call->op() != Op::kCallModule) continue;
+    const MetaValue* named = call->meta().find(kModuleMethodKey);
+    const std::string method =
+        named != nullptr && named->is_string() ? named->to_string() : std::string("forward");
+    if (!seen.insert(absl::StrCat(call->target(), ".", method)).second) continue;
     auto module = gm_.get_submodule(call->target());
     if (!module.ok()) continue;
-    for (const std::string& attribute : attributes_code_assigns(**module)) {
+    for (const std::string& attribute : attributes_code_assigns(**module, method)) {
       auto read = fixed_rebindable_reads_.find(qualified_name(call->target(), attribute));
       if (read == fixed_rebindable_reads_.end()) continue;
       return error(read->second,
                    absl::StrCat("module '", call->target(), "' is called as a leaf (node '",
-                                call->name(), "'), and its code assigns attribute '", read->first,
-                                "' anew, which this code reads as a value that is not a tensor: "
-                                "the graph would keep the value it had when traced"),
+                                call->name(), "'), and its ", method, " changes attribute '",
+                                read->first, "', which this code reads as a value that is not a "
+                                "tensor: the graph would keep the value it had when traced"),
                    "return the value from the module's forward, or hold it in a tensor (a "
                    "buffer), which the graph reads at each run");
     }

@@ -155,8 +155,8 @@ absl::Status TraceEngine::run_call_method(const jit::Node* n, Frame& frame) {
       // dtypes: the call is of a TorchScript method, which takes ints.)
       apply_call_effects(called->to_node(), values, module_call_effects(torch::jit::Module(target->object), name));
       // Reads after the call of what its code may rebind (`self.prev = x`) are
-      // new get_attr nodes, after it.
-      forget_rebound_attributes(target);
+      // new get_attr nodes, after it; the call is a side effect, never dropped.
+      if (forget_rebound_attributes(target, name)) called->to_node()->set_impure(true);
       note_optional(called->to_node(), n->output()->type());
       if (name != "forward") called->to_node()->meta().set(kModuleMethodKey, name);
       // TorchScript compiles the module's hooks into this caller, where they

@@ -157,9 +157,10 @@ class TraceEngine {
   // (runtime's code_may_assign): a tensor is then read by a get_attr node,
   // which the graph reads at each run, never as a value known when traced.
   bool may_be_rebound(const ModuleInfo* owner, size_t slot);
-  // After a leaf call of `module`: reads of the attributes its code may
-  // rebind are made anew after the call (their get_attr nodes are forgotten).
-  void forget_rebound_attributes(const ModuleInfo* module);
+  // After a leaf call of `method` of `module`: reads of the attributes its
+  // code may change are made anew after the call (their get_attr nodes are
+  // forgotten). Whether there are any (the call is then a side effect).
+  bool forget_rebound_attributes(const ModuleInfo* module, const std::string& method);
 
   // ---- trace_calls.cc: calls ------------------------------------------------
   absl::StatusOr<jit::Function*> find_method(const ModuleInfo* self,
