@@ -2,10 +2,12 @@
 //
 // A generated elementwise kernel (codegen/elementwise_source.h) against
 // fx::elementwise's interpreter and against aten's operators one by one, on
-// chains of adds and of mixed operations, small and large tensors. One
-// thread (the generated loop is serial, as the interpreter's fast path is).
+// chains of adds and of mixed operations, small and large tensors, alone and
+// as a graph's call through the execution plan. One thread (the generated
+// loop is serial, as the interpreter's fast path is).
 //   bazel run --config=opt //benchmarks:codegen_benchmark -- --benchmark_repetitions=5
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,8 @@
 #include "benchmark/benchmark.h"
 #include "codegen/elementwise_source.h"
 #include "codegen/kernel_library.h"
+#include "core/graph.h"
+#include "runtime/graph_module.h"
 #include "runtime/kernels/elementwise_kernels.h"
 
 namespace fx {
@@ -101,6 +105,28 @@ void BM_AtenOneByOne(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_AtenOneByOne)->Apply(Args);
+
+// The program as a graph's one call, run by the execution plan as a model
+// is (GraphModule's call: the plan's step, the operator's dispatch, the
+// result's allocation): fx::elementwise (the interpreter) against
+// fx::compiled_elementwise (the generated kernel, what the compile pass
+// makes).
+void run_graph(benchmark::State& state, const char* target) {
+  Case c = make(state);
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* y = g->placeholder("y");
+  g->output(g->call_function(target, {Argument(c.program.to_string()), Argument::List({x, y})}));
+  GraphModule gm(empty_module("Chain"), std::move(g));
+  if (!gm({c.x, c.y}).ok()) std::abort();  // compiles the plan (and the kernel)
+  for (auto _ : state) benchmark::DoNotOptimize(gm({c.x, c.y}));
+}
+
+void BM_GraphInterpreter(benchmark::State& state) { run_graph(state, kElementwise); }
+BENCHMARK(BM_GraphInterpreter)->Apply(Args);
+
+void BM_GraphGenerated(benchmark::State& state) { run_graph(state, kCompiledElementwise); }
+BENCHMARK(BM_GraphGenerated)->Apply(Args);
 
 }  // namespace
 }  // namespace fx

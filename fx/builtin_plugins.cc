@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "fx/version.h"
+#include "passes/compile/compile.h"
 #include "passes/const_fold/const_fold.h"
 #include "passes/cse/cse.h"
 #include "passes/dce/dce.h"
@@ -33,6 +34,7 @@ struct Builtin {
 // The same list as plugins/in_tree.bzl's, and the same names as each
 // plugin.cc's FX_PLUGIN.
 constexpr Builtin kBuiltins[] = {
+    {"compile", register_compile},
     {"const_fold", register_const_fold},
     {"cse", register_cse},
     {"dce", register_dce},

@@ -30,8 +30,8 @@ TEST(BuiltinPluginsTest, RegistersEveryInTreePluginUnderItsName) {
     EXPECT_EQ(p.version, kFxVersion) << p.name;
     EXPECT_EQ(p.path, "") << p.name;
   }
-  for (const char* pass : {"const_fold", "cse", "dce", "fold_bn", "inline", "invert", "mkldnn_layout",
-                           "normalize_args",
+  for (const char* pass : {"compile", "const_fold", "cse", "dce", "fold_bn", "inline", "invert",
+                           "mkldnn_layout", "normalize_args",
                            "rewrite", "shape_prop", "split", "transpose_linear"}) {
     EXPECT_NE(registry.find_pass(pass), nullptr) << pass;
   }

@@ -7,6 +7,7 @@ fx/builtin_plugins.cc.
 """
 
 IN_TREE_PLUGINS = {
+    "compile": "//passes/compile",
     "const_fold": "//passes/const_fold",
     "cse": "//passes/cse",
     "dce": "//passes/dce",

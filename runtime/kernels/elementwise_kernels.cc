@@ -2,6 +2,7 @@
 #include "runtime/kernels/elementwise_kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -25,6 +26,7 @@
 #include <torch/library.h>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -285,6 +287,13 @@ std::optional<FastLayout> fast_layout(const std::vector<at::Tensor>& inputs,
   return layout;
 }
 
+// Kernels generated for a program (fx::compiled_elementwise), by
+// signature_key; null where none could be made.
+struct GeneratedKernels {
+  absl::Mutex mu;
+  absl::flat_hash_map<std::string, ElementwiseKernelFn> by_signature ABSL_GUARDED_BY(mu);
+};
+
 // A program ready to run: each instruction's result register (the last
 // writes the output), registers reused once their value is dead.
 struct CompiledProgram {
@@ -297,6 +306,7 @@ struct CompiledProgram {
   // Whether the fast loop computes it: not where aten refuses an operation
   // (a subtraction of a bool), which the operators one by one then do.
   bool fast = true;
+  std::shared_ptr<GeneratedKernels> generated = std::make_shared<GeneratedKernels>();
 };
 
 CompiledProgram compile(std::string text, ElementwiseProgram program) {
@@ -546,8 +556,49 @@ void run_fast(const CompiledProgram& c, const std::vector<at::Tensor>& inputs, i
 }
 
 // The fast loop into `out`, of the layout's sizes, strides and dtype.
+std::atomic<ElementwiseKernelMaker> kernel_maker{nullptr};
+
+// The kernel generated for `c` and these inputs (of one layout), made at the
+// first call of its signature (the dtype, and per input whether it is 0-dim
+// or not read); null where none is.
+ElementwiseKernelFn generated_kernel(const CompiledProgram& c,
+                                     const std::vector<at::Tensor>& inputs,
+                                     const FastLayout& layout) {
+  const ElementwiseKernelMaker maker = kernel_maker.load(std::memory_order_acquire);
+  if (maker == nullptr) return nullptr;
+  // The dtype, then per input: 0-dim, other, or not read.
+  std::string key(1, layout.dtype == c10::kFloat ? 'f' : 'd');
+  std::vector<bool> scalar_inputs(c.program.inputs, false);
+  for (int j = 0; j < c.program.inputs; ++j) {
+    scalar_inputs[j] = c.used[j] && inputs[j].dim() == 0;
+    key.push_back(!c.used[j] ? '-' : scalar_inputs[j] ? 's' : 't');
+  }
+  GeneratedKernels& kernels = *c.generated;
+  {
+    absl::ReaderMutexLock lock(&kernels.mu);
+    if (auto it = kernels.by_signature.find(key); it != kernels.by_signature.end()) {
+      return it->second;
+    }
+  }
+  // Made outside the lock (it may start a compiler); a second thread making
+  // the same kernel finds the maker's own cache.
+  const ElementwiseKernelFn kernel = maker(c.program, layout.dtype, scalar_inputs);
+  absl::MutexLock lock(&kernels.mu);
+  return kernels.by_signature.try_emplace(key, kernel).first->second;
+}
+
 void run_fast_into(const CompiledProgram& c, const std::vector<at::Tensor>& inputs,
-                   const FastLayout& layout, at::Tensor& out) {
+                   const FastLayout& layout, at::Tensor& out, bool generated) {
+  if (generated) {
+    if (const ElementwiseKernelFn kernel = generated_kernel(c, inputs, layout)) {
+      std::vector<const void*> data(inputs.size(), nullptr);
+      for (int j = 0; j < c.program.inputs; ++j) {
+        if (c.used[j]) data[j] = inputs[j].data_ptr();
+      }
+      kernel(data.data(), out.data_ptr(), layout.numel);
+      return;
+    }
+  }
   if (layout.dtype == c10::kFloat) {
     run_fast<float>(c, inputs, layout.numel, out.data_ptr<float>());
   } else {
@@ -560,7 +611,7 @@ void check_inputs(const CompiledProgram& c, size_t given) {
               c.program.inputs, " input(s), ", given, " given");
 }
 
-at::Tensor elementwise(c10::string_view text, at::TensorList inputs_list) {
+at::Tensor elementwise_impl(c10::string_view text, at::TensorList inputs_list, bool generated) {
   const std::shared_ptr<const CompiledProgram> c = compiled(text);
   const std::vector<at::Tensor> inputs = inputs_list.vec();
   check_inputs(*c, inputs.size());
@@ -569,11 +620,12 @@ at::Tensor elementwise(c10::string_view text, at::TensorList inputs_list) {
   if (!layout) return run_reference(c->program, inputs);
   at::Tensor out = at::empty_strided(layout->sizes, layout->strides,
                                      at::TensorOptions().dtype(layout->dtype));
-  run_fast_into(*c, inputs, *layout, out);
+  run_fast_into(*c, inputs, *layout, out, generated);
   return out;
 }
 
-at::Tensor& elementwise_out(c10::string_view text, at::TensorList inputs_list, at::Tensor& out) {
+at::Tensor& elementwise_out_impl(c10::string_view text, at::TensorList inputs_list, at::Tensor& out,
+                                 bool generated) {
   const std::shared_ptr<const CompiledProgram> c = compiled(text);
   const std::vector<at::Tensor> inputs = inputs_list.vec();
   check_inputs(*c, inputs.size());
@@ -590,10 +642,10 @@ at::Tensor& elementwise_out(c10::string_view text, at::TensorList inputs_list, a
     fast = at::get_overlap_status(out, inputs[j]) != at::MemOverlapStatus::Partial;
   }
   if (fast) {
-    run_fast_into(*c, inputs, *layout, out);
+    run_fast_into(*c, inputs, *layout, out, generated);
     return out;
   }
-  const at::Tensor result = elementwise(text, inputs_list);
+  const at::Tensor result = elementwise_impl(text, inputs_list, generated);
   out.resize_(result.sizes());
   out.copy_(result);
   return out;
@@ -610,23 +662,25 @@ bool grad_needed(at::TensorList inputs) {
 
 // Above autograd: aten's operators where a gradient is wanted (they record
 // it), the kernels below otherwise.
-at::Tensor elementwise_autograd(c10::string_view text, at::TensorList inputs) {
+at::Tensor elementwise_autograd_impl(c10::string_view text, at::TensorList inputs, bool generated) {
   if (grad_needed(inputs)) {
     const std::shared_ptr<const CompiledProgram> c = compiled(text);
     check_inputs(*c, inputs.size());
     return run_reference(c->program, inputs.vec());
   }
   at::AutoDispatchBelowADInplaceOrView guard;
-  return elementwise(text, inputs);
+  return elementwise_impl(text, inputs, generated);
 }
 
-at::Tensor& elementwise_out_autograd(c10::string_view text, at::TensorList inputs, at::Tensor& out) {
+at::Tensor& elementwise_out_autograd_impl(c10::string_view text, at::TensorList inputs,
+                                          at::Tensor& out, bool generated) {
   TORCH_CHECK(!grad_needed(inputs) && !(at::GradMode::is_enabled() && out.requires_grad()),
-              "fx::elementwise.out(): functions with out=... arguments don't support automatic "
-              "differentiation, but one of the arguments requires grad");
+              generated ? "fx::compiled_elementwise.out()" : "fx::elementwise.out()",
+              ": functions with out=... arguments don't support automatic differentiation, but "
+              "one of the arguments requires grad");
   {
     at::AutoDispatchBelowADInplaceOrView guard;
-    elementwise_out(text, inputs, out);
+    elementwise_out_impl(text, inputs, out, generated);
   }
   // A write, as aten's out= overloads record it: autograd then refuses a
   // backward through a value this overwrote.
@@ -634,26 +688,55 @@ at::Tensor& elementwise_out_autograd(c10::string_view text, at::TensorList input
   return out;
 }
 
+// The operators' kernels, by whether they run generated kernels.
+template <bool kGenerated>
+at::Tensor elementwise_op(c10::string_view text, at::TensorList inputs) {
+  return elementwise_impl(text, inputs, kGenerated);
+}
+template <bool kGenerated>
+at::Tensor& elementwise_out_op(c10::string_view text, at::TensorList inputs, at::Tensor& out) {
+  return elementwise_out_impl(text, inputs, out, kGenerated);
+}
+template <bool kGenerated>
+at::Tensor elementwise_autograd(c10::string_view text, at::TensorList inputs) {
+  return elementwise_autograd_impl(text, inputs, kGenerated);
+}
+template <bool kGenerated>
+at::Tensor& elementwise_out_autograd(c10::string_view text, at::TensorList inputs,
+                                     at::Tensor& out) {
+  return elementwise_out_autograd_impl(text, inputs, out, kGenerated);
+}
+
 TORCH_LIBRARY(fx, m) {
   m.def("elementwise(str program, Tensor[] inputs) -> Tensor");
   m.def("elementwise.out(str program, Tensor[] inputs, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("compiled_elementwise(str program, Tensor[] inputs) -> Tensor");
+  m.def("compiled_elementwise.out(str program, Tensor[] inputs, *, Tensor(a!) out) -> Tensor(a!)");
 }
 
 TORCH_LIBRARY_IMPL(fx, CompositeExplicitAutograd, m) {
-  m.impl("elementwise", &elementwise);
-  m.impl("elementwise.out", &elementwise_out);
+  m.impl("elementwise", &elementwise_op<false>);
+  m.impl("elementwise.out", &elementwise_out_op<false>);
+  m.impl("compiled_elementwise", &elementwise_op<true>);
+  m.impl("compiled_elementwise.out", &elementwise_out_op<true>);
 }
 
 TORCH_LIBRARY_IMPL(fx, Autograd, m) {
-  m.impl("elementwise", &elementwise_autograd);
-  m.impl("elementwise.out", &elementwise_out_autograd);
+  m.impl("elementwise", &elementwise_autograd<false>);
+  m.impl("elementwise.out", &elementwise_out_autograd<false>);
+  m.impl("compiled_elementwise", &elementwise_autograd<true>);
+  m.impl("compiled_elementwise.out", &elementwise_out_autograd<true>);
 }
 
 }  // namespace
 
 at::Tensor run_elementwise(const ElementwiseProgram& program, const std::vector<at::Tensor>& inputs) {
   const std::string text = program.to_string();
-  return elementwise(text, inputs);
+  return elementwise_impl(text, inputs, /*generated=*/false);
+}
+
+void set_elementwise_kernel_maker(ElementwiseKernelMaker maker) {
+  kernel_maker.store(maker, std::memory_order_release);
 }
 
 }  // namespace fx

@@ -113,6 +113,35 @@ FX_API ElementwiseDependencies elementwise_dependencies(const ElementwiseProgram
 FX_API at::Tensor run_elementwise(const ElementwiseProgram& program,
                                   const std::vector<at::Tensor>& inputs);
 
+// The same programs run through kernels generated for them (codegen/, the
+// `compile` pass), where a generator is installed (libfx installs
+// codegen's):
+//
+//   fx::compiled_elementwise(str program, Tensor[] inputs) -> Tensor
+//   fx::compiled_elementwise.out(str program, Tensor[] inputs, *, Tensor(a!) out) -> Tensor(a!)
+//
+// It computes what fx::elementwise computes, bit for bit, and takes the same
+// fast path: where the inputs fit it, the kernel made for the program, their
+// dtype and which of them are 0-dim runs in place of the interpreter's loop
+// (made at the first such call and kept with the parsed program, or found
+// in the maker's cache); elsewhere, and where no kernel can be made, it runs
+// what fx::elementwise runs.
+inline constexpr char kCompiledElementwise[] = "fx::compiled_elementwise";
+
+// A generated kernel: inputs[j] is input j's data (null for an input the
+// program does not read), out the result's, n its number of elements, every
+// non-scalar input and the result dense in one order (elementwise_source.h).
+using ElementwiseKernelFn = void (*)(const void* const* inputs, void* out, int64_t n);
+// Makes or finds the kernel of `program` for `dtype` (float or double) and
+// for which inputs are 0-dim; null when it cannot (then it says why, once).
+// Thread-safe.
+using ElementwiseKernelMaker = ElementwiseKernelFn (*)(const ElementwiseProgram& program,
+                                                       c10::ScalarType dtype,
+                                                       const std::vector<bool>& scalar_inputs);
+// Installs the maker fx::compiled_elementwise asks (null: none, the
+// interpreter runs). Kernels already made are kept.
+FX_API void set_elementwise_kernel_maker(ElementwiseKernelMaker maker);
+
 }  // namespace fx
 
 #endif  // FX_RUNTIME_KERNELS_ELEMENTWISE_KERNELS_H_
