@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/export.h"
 #include "runtime/kernels/elementwise_kernels.h"
 
 namespace fx {
@@ -63,12 +64,12 @@ struct ElementwiseSignature {
 };
 
 // The source of kElementwiseKernelName for `program` and `signature`.
-absl::StatusOr<std::string> elementwise_source(const ElementwiseProgram& program,
-                                               const ElementwiseSignature& signature);
+FX_API absl::StatusOr<std::string> elementwise_source(const ElementwiseProgram& program,
+                                                      const ElementwiseSignature& signature);
 
 // `value` as a C++ literal of type double, exactly (hexadecimal; infinities
 // and NaN through builtins).
-std::string double_literal(double value);
+FX_API std::string double_literal(double value);
 
 }  // namespace codegen
 }  // namespace fx

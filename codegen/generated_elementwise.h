@@ -26,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "codegen/kernel_library.h"
+#include "core/export.h"
 #include "runtime/kernels/elementwise_kernels.h"
 
 namespace fx {
@@ -40,7 +41,7 @@ struct ElementwiseKernelOrigin {
 // The kernel of `program` for `dtype` (float or double) and for which of its
 // inputs are 0-dim (`scalar_inputs`, one per input), compiled with `options`.
 // Errors name the cause and the fix (kernel_library.h, elementwise_source.h).
-absl::StatusOr<ElementwiseKernelFn> elementwise_kernel(
+FX_API absl::StatusOr<ElementwiseKernelFn> elementwise_kernel(
     const ElementwiseProgram& program, c10::ScalarType dtype,
     const std::vector<bool>& scalar_inputs,
     const CompilerOptions& options = CompilerOptions::from_environment(),

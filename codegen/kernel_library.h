@@ -48,6 +48,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/export.h"
 
 namespace fx {
 namespace codegen {
@@ -56,13 +57,13 @@ namespace codegen {
 enum class Isa { kBaseline, kAvx2, kAvx512 };
 
 // "baseline", "avx2", "avx512".
-const char* isa_name(Isa isa);
+FX_API const char* isa_name(Isa isa);
 // The widest this CPU runs.
-Isa this_cpu_isa();
+FX_API Isa this_cpu_isa();
 // The compiler flags that target `isa` (none for the baseline).
-std::vector<std::string> isa_flags(Isa isa);
+FX_API std::vector<std::string> isa_flags(Isa isa);
 
-struct CompilerOptions {
+struct FX_API CompilerOptions {
   // The compiler: a path, or a name looked up on PATH.
   std::string compiler = "c++";
   // Where compiled libraries are kept (made when missing).
@@ -84,7 +85,7 @@ struct CompilerOptions {
   static CompilerOptions from_environment();
 };
 
-class KernelLibrary {
+class FX_API KernelLibrary {
  public:
   // `source` compiled with `options` and loaded, or found in the cache and
   // loaded.

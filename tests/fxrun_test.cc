@@ -299,7 +299,7 @@ TEST(FxrunTest, EveryBadInputIsAOneLineErrorAndExitStatusOne) {
       {"--tracer='tagging{color=red}'", "fxrun: error: tracer extension 'tagging' has no option 'color'"},
       {"--plugin=/no/such.so", "fxrun: error: plugin file not found: /no/such.so"},
       {"--plugin=" + runfile("tests/plugins/libwrong_version.so"),
-       "was built for plugin API version 999 but this program implements version 4"},
+       "was built for plugin API version 999 but this program implements version "},
       {"--plugin=" + runfile("tests/plugins/libduplicate_pass.so"),
        "registers pass 'dce', which plugin 'dce'"},
       {"--model=/no/such/model.pt",

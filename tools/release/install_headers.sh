@@ -25,7 +25,6 @@ private=(
   runtime/plan/cuda_runs.h
   runtime/plan/plan_steps.h
   tracer/torchscript/call_effects.h
-  tracer/torchscript/rebound_attributes.h
 )
 is_private() {
   local p
