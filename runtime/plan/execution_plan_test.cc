@@ -729,6 +729,36 @@ TEST(ExecutionPlanTest, AValueComputedFromAReboundAttributeIsNotPlannedByTheFirs
   }
 }
 
+// A leaf whose result follows the state its code changes (here its dtype,
+// every other call) under the same inputs: what is computed from that
+// result is not planned by the first run either.
+TEST(ExecutionPlanTest, AValueComputedFromWhatStateChangingCodeReturnsIsNotPlannedByTheFirstRun) {
+  torch::jit::Module alternate(c10::QualifiedName("__torch__.test.Alternate"),
+                               std::make_shared<torch::jit::CompilationUnit>());
+  alternate.register_attribute("count", c10::IntType::get(), int64_t{0});
+  alternate.define(
+      "def forward(self, x):\n"
+      "    self.count += 1\n"
+      "    if self.count % 2 == 0:\n"
+      "        return x.double()\n"
+      "    return x\n");
+  std::shared_ptr<Module> root = empty_module("Root");
+  ASSERT_TRUE(root->register_module("alternate", module_from_torchscript(alternate).value()).ok());
+  auto g = std::make_unique<Graph>();
+  Node* x = g->placeholder("x");
+  Node* sum = g->call_function("aten::add.Tensor", {g->call_module("alternate", {x}), x});
+  g->output(g->call_function("aten::mul.Tensor", {sum, 2.0}));
+  GraphModule gm(root, std::move(g));
+  for (int call = 1; call <= 6; ++call) {
+    const at::Tensor input = at::arange(4, at::kFloat) / 3 + call;
+    const at::Tensor returned = call % 2 == 0 ? input.to(at::kDouble) : input;
+    const at::Tensor expected = (returned + input) * 2.0;
+    const at::Tensor got = run_tensor(gm, {input});
+    EXPECT_EQ(got.scalar_type(), expected.scalar_type()) << "call " << call;
+    EXPECT_TRUE(at::equal(got, expected)) << "call " << call;
+  }
+}
+
 // A change made to a submodule's state reaches the next call, of the
 // GraphModule and of an Interpreter: their plans follow the tree's changes.
 TEST(ExecutionPlanTest, AChangeToASubmodulesStateReachesTheNextCall) {

@@ -65,12 +65,14 @@ void ExecutionPlan::plan_memory(const std::vector<c10::IValue>& values,
     if (node.op() == Op::kPlaceholder || node.op() == Op::kGetAttr) escapes[root] = 1;
   }
   // Values computed from an attribute a module's code may rebind (read at
-  // each run: its dtype and shape may differ from this first run's, where
-  // an out= overload would cast to the planned dtype) are allocated by
-  // their operators, as the first run's were.
+  // each run), or from what such code returns (`self.step += 1` then a
+  // result whose dtype follows the state), may differ in dtype and shape
+  // from this first run's under the same inputs, where an out= overload
+  // would cast to the planned dtype: they are allocated by their
+  // operators, as the first run's were.
   std::vector<char> varies(n, 0);
   for (size_t i = 0; i < n; ++i) {
-    varies[i] = nodes_[i].target.attr_owner != nullptr;
+    varies[i] = nodes_[i].target.attr_owner != nullptr || spec.steps[i].rebinds_module_state;
     for (const Node* input : nodes_[i].node->input_nodes()) varies[i] |= varies[slot_of_.at(input)];
   }
   // What goes into the arena: operator results written through `.out`
