@@ -18,18 +18,17 @@ std::string integer_literal(int64_t value) {
   return absl::StrCat(value, "LL");
 }
 
-// A number operand, converted to the element type as aten converts it (a
-// plain cast).
-std::string number_value(const c10::Scalar& number, const char* type) {
+// A number operand as written: its C++ type (bool, int64_t or double, as
+// c10::Scalar holds it) and its literal.
+struct NumberLiteral {
+  const char* type;
   std::string literal;
-  if (number.isBoolean()) {
-    literal = number.toBool() ? "true" : "false";
-  } else if (number.isIntegral(false)) {
-    literal = integer_literal(number.toLong());
-  } else {
-    literal = double_literal(number.toDouble());
-  }
-  return absl::StrCat("static_cast<", type, ">(", literal, ")");
+};
+
+NumberLiteral number_literal(const c10::Scalar& number) {
+  if (number.isBoolean()) return {"bool", number.toBool() ? "true" : "false"};
+  if (number.isIntegral(false)) return {"int64_t", integer_literal(number.toLong())};
+  return {"double", double_literal(number.toDouble())};
 }
 
 // Operand `o` of instruction `k` as an expression in the loop.
@@ -113,15 +112,19 @@ absl::StatusOr<std::string> elementwise_source(const ElementwiseProgram& program
     }
   }
   // Numbers as values the compiler cannot see (the empty asm may change
-  // them): folded at compile time, x * 1 would stay a denormal that the
-  // interpreter, computing at run time with denormals flushed
-  // (torch.set_flush_denormal), turns into 0.
+  // them), converted to the element type after it, at run time, as aten
+  // converts them (a plain cast): folded at compile time, x * 1 would stay a
+  // denormal that the interpreter, computing at run time with denormals
+  // flushed (torch.set_flush_denormal), turns into 0, and 0.1 would be
+  // rounded to float in the compiler's rounding mode, not the run's.
   for (size_t k = 0; k < n; ++k) {
     const ElementwiseInstruction& ins = program.instructions[k];
     if (!needed[k] || !is_binary(ins.op) || ins.b.kind != ElementwiseOperand::Kind::kNumber)
       continue;
-    absl::StrAppend(&s, "  ", type, " n", k, " = ", number_value(ins.b.number, type), ";\n",
-                    "  __asm__(\"\" : \"+m\"(n", k, "));\n");
+    const NumberLiteral number = number_literal(ins.b.number);
+    absl::StrAppend(&s, "  ", number.type, " m", k, " = ", number.literal, ";\n",
+                    "  __asm__(\"\" : \"+m\"(m", k, "));\n", "  const ", type, " n", k,
+                    " = static_cast<", type, ">(m", k, ");\n");
   }
   absl::StrAppend(&s, "  ", type, "* r = static_cast<", type, "*>(out);\n",
                   "  for (int64_t k = 0; k < n; ++k) {\n");

@@ -6,6 +6,7 @@
 // every kind, 0-dim inputs, an output that is an input, long chains.
 #include "codegen/elementwise_source.h"
 
+#include <cfenv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -16,6 +17,7 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/all.h>
+#include <ATen/ops/arange.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/eq.h>
 #include <ATen/ops/full.h>
@@ -186,6 +188,23 @@ TEST(ElementwiseSourceTest, ArithmeticWithNumbersIsComputedNotFolded) {
   const at::Tensor got = run(c, {x}, x);
   at::globalContext().setFlushDenormal(false);
   EXPECT_TRUE(same_bits(got, want));
+}
+
+// A number is converted to the element type in the run's rounding mode, as
+// the interpreter converts it (0.1 rounded down to float is one unit below
+// the nearest float, which a conversion at compile time would give).
+TEST(ElementwiseSourceTest, NumbersAreConvertedInTheRunsRoundingMode) {
+  const std::string text = "t0=mul(i0,0.1)";
+  Compiled c = compile(text, {c10::kFloat, {false}}, this_cpu_isa());
+  ASSERT_NE(c.kernel, nullptr);
+  const at::Tensor x = at::arange(1, 65, at::TensorOptions().dtype(c10::kFloat));
+  // (Parsed before: strtod reads 0.1 in the rounding mode too.)
+  const ElementwiseProgram program = *ElementwiseProgram::parse(text);
+  ASSERT_EQ(std::fesetround(FE_DOWNWARD), 0);
+  const at::Tensor want = run_elementwise(program, {x});
+  const at::Tensor got = run(c, {x}, x);
+  std::fesetround(FE_TONEAREST);
+  EXPECT_TRUE(same_bits(got, want)) << got[0].item<float>() << " " << want[0].item<float>();
 }
 
 // A program built in code, not parsed, is checked as parse() checks one.

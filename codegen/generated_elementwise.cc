@@ -8,7 +8,9 @@
 #include <c10/util/Exception.h>
 
 #include "absl/base/call_once.h"
+#include "absl/base/const_init.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "codegen/elementwise_source.h"
@@ -26,8 +28,10 @@ struct Made {
   bool compiled = false;
 };
 
-// Every kernel asked for, by program, dtype, 0-dim pattern and options.
-// Never shrinks: a kernel is held by the plans that ran it.
+// Every kernel made, by program, dtype, 0-dim pattern and options. Holds no
+// failure once its callers have it (the next ask tries again: a compiler
+// killed at its timeout, a full disk), and never drops a kernel: plans that
+// ran it hold its function.
 class Kernels {
  public:
   static Kernels& instance() {
@@ -41,6 +45,12 @@ class Kernels {
     if (inserted) it->second = std::make_shared<Made>();
     *added = inserted;
     return it->second;
+  }
+
+  // Drops `made` (a failure) if `key` still holds it.
+  void forget(const std::string& key, const std::shared_ptr<Made>& made) {
+    absl::MutexLock lock(&mu_);
+    if (auto it = made_.find(key); it != made_.end() && it->second == made) made_.erase(it);
   }
 
  private:
@@ -64,18 +74,30 @@ std::string key_of(const ElementwiseProgram& program, c10::ScalarType dtype,
   return key;
 }
 
-// The maker fx::compiled_elementwise asks: the environment's compiler and
-// cache; a failure said once, after which the operator interprets.
+// Whether `message` is said for the first time in this process.
+bool first_time(const std::string& message) {
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* said = new absl::flat_hash_set<std::string>();  // never destroyed, as Kernels
+  absl::MutexLock lock(&mu);
+  return said->insert(message).second;
+}
+
+// The maker fx::compiled_elementwise asks (once per program and signature:
+// the operator keeps what it returns): the environment's compiler and cache,
+// read as the pass reads them, so that a kernel the pass made is found. Each
+// distinct failure is said once; the program then runs through the
+// interpreter.
 ElementwiseKernelFn make_for_operator(const ElementwiseProgram& program, c10::ScalarType dtype,
                                       const std::vector<bool>& scalar_inputs) {
-  static const CompilerOptions options = CompilerOptions::from_environment();
   absl::StatusOr<ElementwiseKernelFn> kernel =
-      elementwise_kernel(program, dtype, scalar_inputs, options);
+      elementwise_kernel(program, dtype, scalar_inputs, CompilerOptions::from_environment());
   if (kernel.ok()) return *kernel;
-  TORCH_WARN_ONCE("fx::compiled_elementwise: no kernel could be generated (",
-                  kernel.status().message(),
-                  "); the programs run through fx::elementwise's interpreter, which computes the "
-                  "same, more slowly");
+  if (first_time(std::string(kernel.status().message()))) {
+    TORCH_WARN("fx::compiled_elementwise: no kernel could be generated (",
+               kernel.status().message(),
+               "); such programs run through fx::elementwise's interpreter, which computes the "
+               "same, more slowly");
+  }
   return nullptr;
 }
 
@@ -92,8 +114,8 @@ absl::StatusOr<ElementwiseKernelFn> elementwise_kernel(const ElementwiseProgram&
                                                        const CompilerOptions& options,
                                                        ElementwiseKernelOrigin* origin) {
   bool added = false;
-  std::shared_ptr<Made> made =
-      Kernels::instance().find_or_add(key_of(program, dtype, scalar_inputs, options), &added);
+  const std::string key = key_of(program, dtype, scalar_inputs, options);
+  std::shared_ptr<Made> made = Kernels::instance().find_or_add(key, &added);
   absl::call_once(made->once, [&] {
     absl::StatusOr<std::string> source =
         elementwise_source(program, ElementwiseSignature{dtype, scalar_inputs});
@@ -121,7 +143,10 @@ absl::StatusOr<ElementwiseKernelFn> elementwise_kernel(const ElementwiseProgram&
     origin->made_in_this_process = added;
     origin->compiled = added && made->compiled;
   }
-  if (!made->status.ok()) return made->status;
+  if (!made->status.ok()) {
+    Kernels::instance().forget(key, made);
+    return made->status;
+  }
   return made->kernel;
 }
 

@@ -13,10 +13,14 @@
 //     every plan that ran it, with no owner to outlive. One per program,
 //     dtype and 0-dim pattern, made once per process (threads asking at once
 //     wait for one compiler), and found in the disk cache by later processes.
+//     A failure is returned to the callers waiting for it and not kept: the
+//     next ask tries again (a compiler stopped at its timeout, a full disk).
 //   * Linking this library installs the maker fx::compiled_elementwise asks
-//     (libfx.so links it): a kernel that cannot be made (no compiler, a cache
-//     folder refused) is said once per process, through c10's warning
-//     handler, and the operator runs the interpreter, computing the same.
+//     (libfx.so links it), with the environment's compiler and cache as the
+//     compile pass reads them: a kernel that cannot be made (no compiler, a
+//     cache folder refused) is said through c10's warning handler, each
+//     distinct cause once per process, and the operator runs the
+//     interpreter for that program and signature, computing the same.
 #ifndef FX_CODEGEN_GENERATED_ELEMENTWISE_H_
 #define FX_CODEGEN_GENERATED_ELEMENTWISE_H_
 

@@ -72,11 +72,18 @@ struct FX_API CompilerOptions {
   // A compiler running longer is stopped, and that is an error.
   int timeout_seconds = 300;
   // Flags besides the ISA's: optimisation and the C++ standard. Kernels must
-  // round as aten's do: no -ffast-math, and no contraction of a multiply and
-  // an add into one fused multiply-add (rounded once where aten rounds twice).
-  std::vector<std::string> flags = {
-      "-std=c++17",       "-O3", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
-      "-ffp-contract=off"};
+  // round as aten's do: no fast math (said, for compilers that default to it,
+  // as Intel's icpx does), and no contraction of a multiply and an add into
+  // one fused multiply-add (rounded once where aten rounds twice).
+  // (-fno-fast-math first: it turns math errno back on, -fno-math-errno off.)
+  std::vector<std::string> flags = {"-std=c++17",
+                                    "-O3",
+                                    "-fPIC",
+                                    "-shared",
+                                    "-fvisibility=hidden",
+                                    "-fno-fast-math",
+                                    "-fno-math-errno",
+                                    "-ffp-contract=off"};
 
   // FX_CXX (default c++); FX_CACHE_DIR (default $XDG_CACHE_HOME/fx-cpp/kernels,
   // or ~/.cache/fx-cpp/kernels, the home folder from the password database

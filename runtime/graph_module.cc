@@ -365,9 +365,9 @@ absl::Status GraphModule::check_storable(absl::string_view format, bool for_pyto
         (absl::StartsWith(n->target(), "fx::") || absl::StartsWith(n->target(), "fx_mkldnn::"))) {
       return absl::FailedPreconditionError(absl::StrCat(
           "node '", n->name(), "' calls ", n->target(), ", an operator of FX for C++'s runtime "
-          "(made by the fuse_elementwise or mkldnn_layout pass) that PyTorch does not have, so ",
-          format, " cannot hold it: save the graph before fuse_elementwise or mkldnn_layout and "
-          "run the pass after loading it"));
+          "(made by the fuse_elementwise, compile or mkldnn_layout pass) that PyTorch does not "
+          "have, so ", format, " cannot hold it: save the graph before those passes and run "
+          "them after loading it"));
     }
     if (n->op() != Op::kGetAttr) continue;
     auto value = get_attr(n->target());

@@ -19,6 +19,9 @@
 // layout the fast path does not take) run what fx::elementwise runs: the
 // result is the same, bit for bit, either way. A program that subtracts a
 // bool (aten refuses it, and so does the generator) is left as it was.
+// fx::compiled_elementwise calls already in the graph (the pass run again, a
+// graph file) have their kernels made too. A kernel that cannot be made
+// fails the pass and leaves the graph as it was.
 #ifndef FX_PASSES_COMPILE_COMPILE_H_
 #define FX_PASSES_COMPILE_COMPILE_H_
 
@@ -36,13 +39,20 @@ namespace fx {
 struct FX_API CompileReport {
   // fx::elementwise calls now fx::compiled_elementwise.
   int calls = 0;
-  // Kernels made for them: compiled now, found in the disk cache, or
+  // fx::compiled_elementwise calls the graph held already (an earlier run
+  // of the pass, a graph file): their kernels are made as the others'.
+  int already_compiled = 0;
+  // Kernels made for either: compiled now, found in the disk cache, or
   // already loaded in this process.
   int compiled = 0;
   int from_disk_cache = 0;
   int already_loaded = 0;
   // Calls whose kernel is made at their first run (no shape_prop record).
   int at_first_run = 0;
+  // Calls recorded with inputs the generated loop does not take (a dtype
+  // other than float and double, several dtypes, not on the CPU): they run
+  // what fx::elementwise runs.
+  int interpreted = 0;
   // One line per call left as it was: its name and why.
   std::vector<std::string> left_alone;
 };

@@ -3,19 +3,27 @@
 
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/all.h>
+#include <ATen/ops/eq.h>
 #include <ATen/ops/equal.h>
 #include <ATen/ops/full.h>
+#include <ATen/ops/isnan.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/scalar_tensor.h>
+#include <c10/util/Exception.h>
+#include <torch/version.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/printer.h"
 #include "core/testing/graph_listing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -39,6 +47,24 @@ using testing::count_targets;
 std::string cache_dir(const std::string& name) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   return absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/compile_test_", name);
+}
+
+// The kernel libraries in `dir`.
+size_t libraries_in(const std::string& dir) {
+  size_t libraries = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    libraries += entry.path().extension() == ".so";
+  }
+  return libraries;
+}
+
+// Equal bit for bit, NaN where the other has NaN (of any sign and payload:
+// elementwise_source.h).
+bool same_bits(const at::Tensor& a, const at::Tensor& b) {
+  if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
+  const auto bits = a.scalar_type() == c10::kFloat ? c10::kInt : c10::kLong;
+  const at::Tensor equal_bits = a.contiguous().view(bits) == b.contiguous().view(bits);
+  return (equal_bits | (a.isnan() & b.isnan())).all().item<bool>();
 }
 
 GraphModule module_of(const std::function<void(Graph&)>& build) {
@@ -102,11 +128,7 @@ TEST_F(CompileTest, AFusedChainRunsAsOneGeneratedKernelBitForBit) {
   ASSERT_TRUE(status_.ok()) << status_;
   EXPECT_EQ(count_targets(gm.graph(), kCompiledElementwise), 1);
   EXPECT_EQ(count_targets(gm.graph(), kElementwise), 0);
-  size_t libraries = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    libraries += entry.path().extension() == ".so";
-  }
-  EXPECT_EQ(libraries, 1u) << "the pass compiles the kernel shape_prop's record asks for";
+  EXPECT_EQ(libraries_in(dir), 1u) << "the pass compiles the kernel shape_prop's record asks for";
 
   for (int run = 0; run < 2; ++run) {
     auto got = gm({x, y, s});
@@ -122,6 +144,7 @@ TEST_F(CompileTest, AFusedChainRunsAsOneGeneratedKernelBitForBit) {
   ASSERT_TRUE(doubles.ok()) << doubles.status();
   EXPECT_TRUE(at::equal(doubles->toTensor(), reference(xd, yd, sd)))
       << doubles->toTensor() << reference(xd, yd, sd);
+  EXPECT_EQ(libraries_in(dir), 2u) << "the operator has the double kernel made at its first run";
   // Broadcasting y, and a double s beside float tensors: aten's operators.
   const at::Tensor row = at::randn({33});
   auto broadcast = gm({x, row, s});
@@ -130,6 +153,139 @@ TEST_F(CompileTest, AFusedChainRunsAsOneGeneratedKernelBitForBit) {
   auto mixed = gm({x, y, sd});
   ASSERT_TRUE(mixed.ok()) << mixed.status();
   EXPECT_TRUE(at::equal(mixed->toTensor(), reference(x, y, sd)));
+}
+
+// Special values (NaN, infinities, signed zeros, denormals) through the
+// graph: the compiled graph gives what fuse_elementwise's gives, bit for bit.
+TEST_F(CompileTest, SpecialValuesGiveTheInterpretersBits) {
+  ASSERT_EQ(setenv("FX_CACHE_DIR", cache_dir("special").c_str(), 1), 0);
+  const double specials[] = {NAN, -NAN, INFINITY, -INFINITY, -0.0, 0.0, 1e-40, -3e-39, 1e30};
+  at::Tensor x = at::randn({64}), y = at::randn({64});
+  for (int64_t i = 0; i < 9; ++i) {
+    x[i] = specials[i];
+    y[9 + i] = specials[i];
+    x[18 + i] = specials[i];
+    y[18 + i] = specials[(i + 4) % 9];
+  }
+  const at::Tensor s = at::scalar_tensor(-0.0);
+  GraphModule interpreted = module_of(chain), compiled = module_of(chain);
+  run_passes(interpreted, {x, y, s}, "shape_prop,fuse_elementwise");
+  ASSERT_TRUE(status_.ok()) << status_;
+  run_passes(compiled, {x, y, s}, "shape_prop,fuse_elementwise,compile");
+  ASSERT_TRUE(status_.ok()) << status_;
+  ASSERT_EQ(count_targets(compiled.graph(), kCompiledElementwise), 1);
+  auto want = interpreted({x, y, s});
+  auto got = compiled({x, y, s});
+  ASSERT_TRUE(want.ok() && got.ok());
+  EXPECT_TRUE(same_bits(got->toTensor(), want->toTensor())) << got->toTensor() << want->toTensor();
+}
+
+// The pass run again finds its calls compiled: nothing to say, nothing
+// changed, their kernels already loaded.
+TEST_F(CompileTest, RunningThePassAgainChangesNothing) {
+  ASSERT_EQ(setenv("FX_CACHE_DIR", cache_dir("again").c_str(), 1), 0);
+  const at::Tensor x = at::randn({5}), y = at::randn({5}), s = at::scalar_tensor(1.0);
+  GraphModule gm = module_of(chain);
+  EXPECT_THAT(run_passes(gm, {x, y, s}, "shape_prop,fuse_elementwise,compile"), IsEmpty());
+  const std::string before = format_graph(gm.graph());
+  EXPECT_THAT(run_passes(gm, {x, y, s}, "compile"), IsEmpty());
+  EXPECT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(format_graph(gm.graph()), before);
+  auto report = compile_kernels(gm);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->calls, 0);
+  EXPECT_EQ(report->already_compiled, 1);
+  EXPECT_EQ(report->already_loaded, 1);
+}
+
+// A pass that fails leaves the graph as it was: the call before the one
+// refused is not rewritten either.
+TEST_F(CompileTest, AFailureLeavesTheGraphAsItWas) {
+  ASSERT_EQ(setenv("FX_CACHE_DIR", cache_dir("failure").c_str(), 1), 0);
+  const at::Tensor x = at::randn({5}), y = at::randn({5}), s = at::scalar_tensor(1.0);
+  GraphModule gm = module_of(chain);
+  run_passes(gm, {x, y, s}, "shape_prop,fuse_elementwise");
+  ASSERT_TRUE(status_.ok()) << status_;
+  Node* bad = nullptr;
+  {
+    auto guard = gm.graph().inserting_before(gm.graph().output_node());
+    bad = gm.graph().call_function(
+        kElementwise,
+        {"t0=frobnicate(i0)", Argument::List({Argument(gm.graph().placeholders()[0])})});
+  }
+  auto report = compile_kernels(gm);
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr(bad->name()));
+  EXPECT_EQ(count_targets(gm.graph(), kCompiledElementwise), 0);
+  EXPECT_EQ(count_targets(gm.graph(), kElementwise), 2);
+}
+
+// A kernel that could not be made is made at the next ask once the cause
+// is gone (a cache folder that could not be made, here), in the same
+// process.
+TEST_F(CompileTest, AFailureIsNotKeptForTheNextRun) {
+  const std::string blocked = cache_dir("blocked");
+  { std::ofstream file(blocked); }  // a file where the cache's parent folder should be
+  const std::string dir = absl::StrCat(blocked, "/kernels");
+  ASSERT_EQ(setenv("FX_CACHE_DIR", dir.c_str(), 1), 0);
+  const at::Tensor x = at::randn({6}), y = at::randn({6}), s = at::scalar_tensor(1.0);
+  GraphModule gm = module_of(chain);
+  run_passes(gm, {x, y, s}, "shape_prop,fuse_elementwise,compile");
+  ASSERT_FALSE(status_.ok());
+  std::filesystem::remove(blocked);
+  run_passes(gm, {x, y, s}, "compile");
+  EXPECT_TRUE(status_.ok()) << status_;
+  EXPECT_EQ(count_targets(gm.graph(), kCompiledElementwise), 1);
+  EXPECT_EQ(libraries_in(dir), 1u);
+}
+
+// Collects c10's warnings (the handler's interface changed in libtorch 2).
+class Warnings : public c10::WarningHandler {
+ public:
+#if TORCH_VERSION_MAJOR >= 2
+  void process(const c10::Warning& warning) override { said.push_back(warning.msg()); }
+#else
+  void process(const c10::SourceLocation&, const std::string& message, bool) override {
+    said.push_back(message);
+  }
+#endif
+  std::vector<std::string> said;
+};
+#if TORCH_VERSION_MAJOR >= 2
+using WarningHandlerGuard = c10::WarningUtils::WarningHandlerGuard;
+#else
+using WarningHandlerGuard = c10::Warning::WarningHandlerGuard;
+#endif
+
+// The compiler gone when a signature the pass did not compile first runs
+// (double inputs after a float record): the runs give the interpreter's
+// results, and the cause is said once.
+TEST_F(CompileTest, ACompilerGoneAtTheRunIsSaidOnceAndTheInterpreterRuns) {
+  ASSERT_EQ(setenv("FX_CACHE_DIR", cache_dir("gone").c_str(), 1), 0);
+  // (A program of its own: the operator keeps the kernels it made per program.)
+  auto build = [](Graph& g) {
+    Node* x = g.placeholder("x");
+    Node* y = g.placeholder("y");
+    Node* scaled = g.call_function("aten::mul.Tensor", {x, 0.375});
+    g.output(g.call_function("aten::relu", {g.call_function("aten::sub.Tensor", {scaled, y})}));
+  };
+  auto reference = [](const at::Tensor& x, const at::Tensor& y) { return (x * 0.375 - y).relu(); };
+  GraphModule gm = module_of(build);
+  run_passes(gm, {at::randn({9}), at::randn({9})}, "shape_prop,fuse_elementwise,compile");
+  ASSERT_TRUE(status_.ok()) << status_;
+  ASSERT_EQ(setenv("FX_CXX", "/nonexistent/gone-g++", 1), 0);
+  Warnings warnings;
+  {
+    WarningHandlerGuard guard(&warnings);
+    for (int run = 0; run < 3; ++run) {
+      const at::Tensor x = at::randn({11}, at::kDouble), y = at::randn({11}, at::kDouble);
+      auto got = gm({x, y});
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_TRUE(at::equal(got->toTensor(), reference(x, y))) << "run " << run;
+    }
+  }
+  unsetenv("FX_CXX");
+  EXPECT_THAT(warnings.said, ElementsAre(HasSubstr("/nonexistent/gone-g++")));
 }
 
 // No compiler: the pass fails naming the compiler and the fix.

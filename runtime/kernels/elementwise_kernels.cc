@@ -606,15 +606,16 @@ void run_fast_into(const CompiledProgram& c, const std::vector<at::Tensor>& inpu
   }
 }
 
-void check_inputs(const CompiledProgram& c, size_t given) {
-  TORCH_CHECK(static_cast<int>(given) >= c.program.inputs, "fx::elementwise: the program reads ",
+void check_inputs(const CompiledProgram& c, size_t given, bool generated) {
+  TORCH_CHECK(static_cast<int>(given) >= c.program.inputs,
+              generated ? "fx::compiled_elementwise" : "fx::elementwise", ": the program reads ",
               c.program.inputs, " input(s), ", given, " given");
 }
 
 at::Tensor elementwise_impl(c10::string_view text, at::TensorList inputs_list, bool generated) {
   const std::shared_ptr<const CompiledProgram> c = compiled(text);
   const std::vector<at::Tensor> inputs = inputs_list.vec();
-  check_inputs(*c, inputs.size());
+  check_inputs(*c, inputs.size(), generated);
   const std::optional<FastLayout> layout =
       c->fast ? fast_layout(inputs, c->used) : std::optional<FastLayout>();
   if (!layout) return run_reference(c->program, inputs);
@@ -628,7 +629,7 @@ at::Tensor& elementwise_out_impl(c10::string_view text, at::TensorList inputs_li
                                  bool generated) {
   const std::shared_ptr<const CompiledProgram> c = compiled(text);
   const std::vector<at::Tensor> inputs = inputs_list.vec();
-  check_inputs(*c, inputs.size());
+  check_inputs(*c, inputs.size(), generated);
   const std::optional<FastLayout> layout =
       c->fast ? fast_layout(inputs, c->used) : std::optional<FastLayout>();
   bool fast = layout && out.is_cpu() && out.layout() == c10::kStrided &&
@@ -665,7 +666,7 @@ bool grad_needed(at::TensorList inputs) {
 at::Tensor elementwise_autograd_impl(c10::string_view text, at::TensorList inputs, bool generated) {
   if (grad_needed(inputs)) {
     const std::shared_ptr<const CompiledProgram> c = compiled(text);
-    check_inputs(*c, inputs.size());
+    check_inputs(*c, inputs.size(), generated);
     return run_reference(c->program, inputs.vec());
   }
   at::AutoDispatchBelowADInplaceOrView guard;
