@@ -363,11 +363,16 @@ absl::Status GraphModule::check_storable(absl::string_view format, bool for_pyto
   for (const Node* n : graph_->nodes()) {
     if (for_pytorch && n->op() == Op::kCallFunction &&
         (absl::StartsWith(n->target(), "fx::") || absl::StartsWith(n->target(), "fx_mkldnn::"))) {
+      const absl::string_view pass = absl::StartsWith(n->target(), "fx_mkldnn::")
+                                         ? "mkldnn_layout"
+                                     : absl::StartsWith(n->target(), "fx::compiled_")
+                                         ? "fuse_elementwise and compile"
+                                         : "fuse_elementwise";
       return absl::FailedPreconditionError(absl::StrCat(
           "node '", n->name(), "' calls ", n->target(), ", an operator of FX for C++'s runtime "
-          "(made by the fuse_elementwise, compile or mkldnn_layout pass) that PyTorch does not "
-          "have, so ", format, " cannot hold it: save the graph before those passes and run "
-          "them after loading it"));
+          "(made by ", pass, ") that PyTorch does not have, so ", format,
+          " cannot hold it: save the graph before ", pass, ", and run ", pass,
+          " after loading it"));
     }
     if (n->op() != Op::kGetAttr) continue;
     auto value = get_attr(n->target());

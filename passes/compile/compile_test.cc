@@ -198,6 +198,21 @@ TEST_F(CompileTest, RunningThePassAgainChangesNothing) {
   EXPECT_EQ(report->already_loaded, 1);
 }
 
+// PyTorch has no fx::compiled_elementwise: files it loads cannot hold the
+// compiled graph, and the refusal names both passes to run after loading.
+TEST_F(CompileTest, CompiledGraphsAreNotSavedForPyTorch) {
+  ASSERT_EQ(setenv("FX_CACHE_DIR", cache_dir("save").c_str(), 1), 0);
+  GraphModule gm = module_of(chain);
+  run_passes(gm, {at::randn({3}), at::randn({3}), at::scalar_tensor(1.0)},
+             "shape_prop,fuse_elementwise,compile");
+  ASSERT_TRUE(status_.ok()) << status_;
+  const absl::Status stored = gm.check_storable("TorchScript");
+  ASSERT_FALSE(stored.ok());
+  EXPECT_THAT(std::string(stored.message()), HasSubstr("fx::compiled_elementwise"));
+  EXPECT_THAT(std::string(stored.message()),
+              HasSubstr("save the graph before fuse_elementwise and compile"));
+}
+
 // A pass that fails leaves the graph as it was: the call before the one
 // refused is not rewritten either.
 TEST_F(CompileTest, AFailureLeavesTheGraphAsItWas) {
